@@ -1,0 +1,55 @@
+import { EventEmitter } from 'node:events';
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import { meetsExpectation } from './expected-revision.ts';
+import { pollingSubscription } from './subscription.ts';
+
+/** An event store held in this process: for tests and single-process experiments. */
+export const memoryEventStore = (): EventStore => {
+  const all: RecordedEvent[] = [];
+  const streams = new Map<string, RecordedEvent[]>();
+  const ids = new Set<string>();
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+
+  return {
+    name: 'memory',
+    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision) {
+      const existing = streams.get(stream);
+      const current = existing ? existing.length - 1 : 'no_stream';
+      if (!meetsExpectation(expected, current)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: current });
+      const duplicate = events.find((e) => ids.has(e.event_id));
+      if (duplicate) throw new Error(`event id ${duplicate.event_id} was already appended`);
+      const list = existing ?? [];
+      const recorded_at = Date.now();
+      for (const e of events) {
+        const r: RecordedEvent = { ...e, stream, revision: list.length, position: all.length + 1, recorded_at };
+        list.push(r);
+        all.push(r);
+        ids.add(e.event_id);
+      }
+      streams.set(stream, list);
+      if (events.length > 0) appended.emit('append');
+      return E.right({ nextExpectedRevision: list.length - 1, position: all.length });
+    },
+    async readStream(stream) {
+      return [...(streams.get(stream) ?? [])];
+    },
+    async readAll(after, options) {
+      return all.slice(Math.max(0, after), options?.limit === undefined ? undefined : Math.max(0, after) + options.limit);
+    },
+    subscribe(after, handler) {
+      return pollingSubscription(this, after, handler);
+    },
+    async headPosition() {
+      return all.length;
+    },
+    onAppend(listener) {
+      appended.on('append', listener);
+      return () => appended.off('append', listener);
+    },
+    async close() {
+      appended.removeAllListeners();
+    },
+  };
+};

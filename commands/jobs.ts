@@ -1,0 +1,88 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import type { Clock } from '../domain/ports/clock.ts';
+import type { EventStore } from '../domain/ports/event-store.ts';
+import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
+import { jobView, type JobState } from '../domain/jobs/state.ts';
+import { jobStream, tenantStream } from '../domain/shared/names.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
+import { tenantDecider } from '../domain/tenants/decide.ts';
+import { handleCommand, loadState, type Handled } from './handle.ts';
+import type { Ctx } from './tenants.ts';
+
+/** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
+export const newTicket = (): string => randomBytes(32).toString('base64url');
+export const ticketHash = (ticket: string): string => createHash('sha256').update(ticket).digest('hex');
+
+type Existing = Extract<JobState, { exists: true }>;
+const existing = (h: Handled<JobState>): Existing => {
+  if (!h.state.exists) throw new Error('job command succeeded without a job');
+  return h.state;
+};
+
+export interface MintedCall {
+  readonly call: string;
+  readonly step: number;
+  readonly function: string;
+  readonly ticket: string;
+  readonly idempotency_key: string;
+  readonly agent: string;
+  readonly startup: boolean;
+  readonly position: number | null;
+}
+
+export const jobCommands = (store: EventStore, clock: Clock) => {
+  const run = (tenant: string, job: string, command: JobCommand, ctx: Ctx) =>
+    handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant });
+
+  return {
+    async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {
+      const id = job ?? randomUUID();
+      const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
+      const result = await run(tenant, id, { type: 'StartJob', tenant: tenantState, job: id, request, now: clock.now() }, ctx);
+      return E.map((h: Handled<JobState>) => ({ job: jobView(existing(h)), position: h.position }))(result);
+    },
+
+    async mintCall(tenant: string, job: string, fn: string, options: { step?: number | undefined; startup?: boolean | undefined }, ctx: Ctx = {}): Promise<E.Either<Refusal, MintedCall>> {
+      const ticket = newTicket();
+      const call = randomUUID();
+      const result = await run(tenant, job, {
+        type: 'MintCall',
+        job,
+        function: fn,
+        step: options.step,
+        startup: options.startup ?? false,
+        call,
+        ticketHash: ticketHash(ticket),
+        newIdempotencyKey: randomBytes(18).toString('base64url'),
+        now: clock.now(),
+      }, ctx);
+      return E.map((h: Handled<JobState>) => {
+        const s = existing(h);
+        const minted = s.calls[call]!;
+        return {
+          call,
+          step: minted.step,
+          function: minted.function,
+          ticket,
+          idempotency_key: minted.idempotency_key,
+          agent: `${s.start.plugin}/${s.start.agent}`,
+          startup: minted.startup,
+          position: h.position,
+        };
+      })(result);
+    },
+
+    async endCall(tenant: string, job: string, call: string, ctx: Ctx = {}) {
+      const result = await run(tenant, job, { type: 'EndCall', job, call, now: clock.now() }, ctx);
+      return E.map((h: Handled<JobState>) => ({ call: { id: call, ended: true }, position: h.position }))(result);
+    },
+
+    async end(tenant: string, job: string, ctx: Ctx = {}) {
+      const result = await run(tenant, job, { type: 'EndJob', job, now: clock.now() }, ctx);
+      return E.map((h: Handled<JobState>) => ({ job: jobView(existing(h)), position: h.position }))(result);
+    },
+  };
+};
+
+export type JobCommands = ReturnType<typeof jobCommands>;

@@ -1,0 +1,46 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { EventStore } from '../domain/ports/event-store.ts';
+import type { Clock } from '../domain/ports/clock.ts';
+import { tenantStream } from '../domain/shared/names.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
+import { tenantDecider, type TenantCommand } from '../domain/tenants/decide.ts';
+import type { RecordScopeKind } from '../domain/tenants/events.ts';
+import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
+import { tenantView, type TenantState } from '../domain/tenants/state.ts';
+import { handleCommand, type CommandContext, type Handled } from './handle.ts';
+
+export interface PluginDeclaration {
+  readonly name: string;
+  readonly scopes?: readonly RecordScopeKind[] | undefined;
+  readonly functions: readonly string[];
+  readonly agents: readonly string[];
+  readonly startup?: string | undefined;
+}
+
+export type TenantView = ReturnType<typeof tenantView>;
+export type Ctx = Omit<CommandContext, 'tenant'>;
+
+/** A successful tenant command always leaves a tenant behind. */
+const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number | null } => {
+  if (!h.state.exists) throw new Error('tenant command succeeded without a tenant');
+  return { tenant: tenantView(h.state), position: h.position };
+};
+
+export const tenantCommands = (store: EventStore, clock: Clock) => {
+  const run = async (tenant: string, command: TenantCommand, ctx: Ctx): Promise<E.Either<Refusal, ReturnType<typeof viewOf>>> =>
+    E.map(viewOf)(await handleCommand(store, tenantStream(tenant), tenantDecider, command, { ...ctx, tenant }));
+
+  return {
+    create: (tenant: string, settings: TenantSettingsPatch, ctx: Ctx = {}) =>
+      run(tenant, { type: 'CreateTenant', tenant, settings, now: clock.now() }, ctx),
+    changeSettings: (tenant: string, changes: TenantSettingsPatch, ctx: Ctx = {}) =>
+      run(tenant, { type: 'ChangeTenantSettings', tenant, changes, now: clock.now() }, ctx),
+    installPlugin: async (tenant: string, plugin: PluginDeclaration, ctx: Ctx = {}) =>
+      E.map(({ tenant: t, position }: ReturnType<typeof viewOf>) => ({
+        plugin: t.plugins.find((p) => p.name === plugin.name)!,
+        position,
+      }))(await run(tenant, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, ctx)),
+  };
+};
+
+export type TenantCommands = ReturnType<typeof tenantCommands>;

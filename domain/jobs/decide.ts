@@ -1,0 +1,192 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { Decider } from '../shared/decider.ts';
+import { canonicalJson, sha256Hex } from '../shared/hash.ts';
+import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
+import type { TenantState } from '../tenants/state.ts';
+import type { JobEvent } from './events.ts';
+import { purposeOfInput } from './purpose.ts';
+import { callScope, startScopes } from './scopes.ts';
+import { evolveJob, initialJobState, jobView, type JobState } from './state.ts';
+
+export const DEFAULT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_MAX_DEPTH = 4;
+
+export interface StartJobRequest {
+  readonly agent: string;
+  readonly plugin: string;
+  readonly subject: string;
+  readonly input?: unknown;
+  readonly purpose?: string | undefined;
+  readonly data_subject?: string | undefined;
+  readonly labels?: readonly string[] | undefined;
+  readonly budget_usd?: number | undefined;
+  readonly max_depth?: number | undefined;
+  readonly timeout_ms?: number | undefined;
+  readonly constraints?: unknown;
+}
+
+export type JobCommand =
+  | { readonly type: 'StartJob'; readonly tenant: TenantState; readonly job: string; readonly request: StartJobRequest; readonly now: number }
+  | {
+      readonly type: 'MintCall';
+      readonly job: string;
+      readonly function: string;
+      readonly step?: number | undefined;
+      readonly startup: boolean;
+      /** Fresh randomness comes from the handler; the decider stays pure. */
+      readonly call: string;
+      readonly ticketHash: string;
+      readonly newIdempotencyKey: string;
+      readonly now: number;
+    }
+  | { readonly type: 'EndCall'; readonly job: string; readonly call: string; readonly now: number }
+  | { readonly type: 'EndJob'; readonly job: string; readonly now: number };
+
+type Decision = E.Either<Refusal, readonly JobEvent[]>;
+type Running = Extract<JobState, { exists: true }>;
+
+/** What makes two starts "the same start" (SPEC §6): everything the caller asked for. */
+const startDigest = (r: StartJobRequest, purpose: string): string =>
+  sha256Hex(
+    canonicalJson({
+      agent: r.agent,
+      plugin: r.plugin,
+      subject: r.subject,
+      purpose,
+      data_subject: r.data_subject ?? null,
+      labels: [...new Set(r.labels ?? [])].sort(),
+      budget_usd: r.budget_usd ?? null,
+      max_depth: r.max_depth ?? null,
+      timeout_ms: r.timeout_ms ?? null,
+      constraints: r.constraints ?? null,
+    }),
+  );
+
+const purposeOf = (r: StartJobRequest): E.Either<Refusal, string> => {
+  if (r.input !== undefined && r.purpose !== undefined)
+    return E.left(invalid('purpose', 'give either input (hashed into the purpose) or a named purpose, not both'));
+  if (r.input !== undefined) return E.right(purposeOfInput(r.input));
+  return E.right(r.purpose ?? '');
+};
+
+const isExpired = (s: Running, now: number) => now >= s.start.expires_ms;
+
+const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): Decision => {
+  const tenant = c.tenant;
+  if (!tenant.exists) return E.left(notFound('tenant'));
+  const r = c.request;
+  const plugin = tenant.plugins[r.plugin];
+  if (!plugin) return E.left(refusal('not_found', { what: 'plugin', plugin: r.plugin }));
+  if (!plugin.agents.includes(r.agent)) return E.left(invalid('agent', `plugin ${r.plugin} declares no agent "${r.agent}"`));
+  const purpose = purposeOf(r);
+  if (E.isLeft(purpose)) return purpose;
+  const digest = startDigest(r, purpose.right);
+
+  if (s.exists && s.status === 'running') {
+    if (s.start.start_digest === digest) return E.right([]);
+    return E.left(refusal('already_exists', { job: jobView(s) }));
+  }
+  const timeout = r.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  return E.right([
+    {
+      type: 'JobStarted',
+      data: {
+        tenant: tenant.id,
+        job: c.job,
+        run: s.exists ? s.start.run + 1 : 1,
+        agent: r.agent,
+        plugin: plugin.name,
+        install_gen: plugin.install_gen,
+        purpose: purpose.right,
+        subject: r.subject,
+        data_subject: r.data_subject ?? null,
+        labels: [...new Set(r.labels ?? [])].sort(),
+        scopes: startScopes(plugin, tenant.settings.grants[plugin.name] ?? [], tenant.plugins),
+        startup_function: plugin.startup,
+        budget_usd: r.budget_usd ?? null,
+        max_depth: r.max_depth ?? DEFAULT_MAX_DEPTH,
+        expires_ms: c.now + timeout,
+        constraints: r.constraints ?? null,
+        start_digest: digest,
+        started_ms: c.now,
+      },
+    },
+  ]);
+};
+
+const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): Decision => {
+  if (!s.exists) return E.left(notFound('job'));
+  if (s.status !== 'running') return E.left(refusal('job_not_running', { status: s.status }));
+  if (isExpired(s, c.now)) return E.left(refusal('job_not_running', { status: 'expired' }));
+  const scope = callScope(s.start.plugin, c.function);
+  if (!s.start.scopes.includes(scope)) return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));
+  if (c.startup && s.start.startup_function !== c.function)
+    return E.left(invalid('startup', s.start.startup_function === null
+      ? `plugin ${s.start.plugin} declares no startup function`
+      : `only the plugin's startup function (${s.start.startup_function}) is minted with startup: true`));
+
+  const steps = Object.keys(s.steps).map(Number);
+  const step = c.step ?? (steps.length === 0 ? 1 : Math.max(...steps) + 1);
+  const retried = Object.values(s.calls).filter((call) => call.step === step && !call.ended);
+  const ends: JobEvent[] = retried.map((call) => ({
+    type: 'CallEnded',
+    data: { tenant: s.start.tenant, job: s.start.job, call: call.call, reason: 'retried', ended_ms: c.now },
+  }));
+  return E.right([
+    ...ends,
+    {
+      type: 'CallMinted',
+      data: {
+        tenant: s.start.tenant,
+        job: s.start.job,
+        run: s.start.run,
+        call: c.call,
+        step,
+        function: c.function,
+        ticket_hash: c.ticketHash,
+        idempotency_key: s.steps[step] ?? c.newIdempotencyKey,
+        startup: c.startup,
+        minted_ms: c.now,
+      },
+    },
+  ]);
+};
+
+const endCall = (c: Extract<JobCommand, { type: 'EndCall' }>, s: JobState): Decision => {
+  if (!s.exists) return E.left(notFound('job'));
+  const call = s.calls[c.call];
+  if (!call) return E.left(notFound('call'));
+  if (call.ended) return E.right([]);
+  return E.right([{ type: 'CallEnded', data: { tenant: s.start.tenant, job: s.start.job, call: c.call, reason: 'ended', ended_ms: c.now } }]);
+};
+
+/** Ending a job kills every ticket it still holds: tickets never outlive their job. */
+const endJob = (c: Extract<JobCommand, { type: 'EndJob' }>, s: JobState): Decision => {
+  if (!s.exists) return E.left(notFound('job'));
+  if (s.status !== 'running') return E.right([]);
+  const { tenant, job, run } = s.start;
+  const live = Object.values(s.calls).filter((call) => !call.ended);
+  return E.right([
+    ...live.map((call): JobEvent => ({ type: 'CallEnded', data: { tenant, job, call: call.call, reason: 'job_ended', ended_ms: c.now } })),
+    { type: 'JobEnded', data: { tenant, job, run, ended_ms: c.now } },
+  ]);
+};
+
+export const decideJob = (c: JobCommand, s: JobState): Decision => {
+  switch (c.type) {
+    case 'StartJob':
+      return startJob(c, s);
+    case 'MintCall':
+      return mintCall(c, s);
+    case 'EndCall':
+      return endCall(c, s);
+    case 'EndJob':
+      return endJob(c, s);
+  }
+};
+
+export const jobDecider: Decider<JobCommand, JobEvent, JobState> = {
+  initialState: initialJobState,
+  evolve: evolveJob,
+  decide: decideJob,
+};

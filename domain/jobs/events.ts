@@ -1,0 +1,67 @@
+import * as t from 'io-ts';
+import { defineEvent, type EventOf } from '../events/schema.ts';
+
+const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
+
+export const JobStarted = defineEvent(
+  'JobStarted',
+  1,
+  t.type({
+    tenant: t.string,
+    job: t.string,
+    /** 1 for the first start under this id; a start after the job ended begins the next run. */
+    run: t.number,
+    agent: t.string,
+    plugin: t.string,
+    install_gen: t.number,
+    purpose: t.string,
+    subject: t.string,
+    data_subject: nullable(t.string),
+    labels: t.array(t.string),
+    scopes: t.array(t.string),
+    startup_function: nullable(t.string),
+    budget_usd: nullable(t.number),
+    max_depth: t.number,
+    expires_ms: t.number,
+    constraints: t.unknown,
+    start_digest: t.string,
+    started_ms: t.number,
+  }),
+);
+
+export const JobEnded = defineEvent('JobEnded', 1, t.type({ tenant: t.string, job: t.string, run: t.number, ended_ms: t.number }));
+
+export const CallMinted = defineEvent(
+  'CallMinted',
+  1,
+  t.type({
+    tenant: t.string,
+    job: t.string,
+    run: t.number,
+    call: t.string,
+    step: t.number,
+    function: t.string,
+    /** SHA-256 of the ticket: the ticket itself is never stored. */
+    ticket_hash: t.string,
+    idempotency_key: t.string,
+    startup: t.boolean,
+    minted_ms: t.number,
+  }),
+);
+
+export const CallEndReason = t.keyof({ ended: null, retried: null, job_ended: null });
+
+export const CallEnded = defineEvent(
+  'CallEnded',
+  1,
+  t.type({ tenant: t.string, job: t.string, call: t.string, reason: CallEndReason, ended_ms: t.number }),
+);
+
+export const jobEventSchemas = [JobStarted, JobEnded, CallMinted, CallEnded] as const;
+
+export type JobStartedData = t.TypeOf<typeof JobStarted.codec>;
+export type JobEvent =
+  | EventOf<typeof JobStarted>
+  | EventOf<typeof JobEnded>
+  | EventOf<typeof CallMinted>
+  | EventOf<typeof CallEnded>;

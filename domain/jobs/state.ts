@@ -1,0 +1,51 @@
+import type { JobEvent, JobStartedData } from './events.ts';
+
+export type JobStatus = 'running' | 'ended' | 'stopped';
+
+export interface CallState {
+  readonly call: string;
+  readonly step: number;
+  readonly function: string;
+  readonly idempotency_key: string;
+  readonly startup: boolean;
+  readonly ended: boolean;
+}
+
+export type JobState =
+  | { readonly exists: false }
+  | {
+      readonly exists: true;
+      readonly status: JobStatus;
+      readonly start: JobStartedData;
+      readonly ended_ms: number | null;
+      readonly calls: Readonly<Record<string, CallState>>;
+      /** step → the idempotency key every retry of that step shares. */
+      readonly steps: Readonly<Record<number, string>>;
+    };
+
+export const initialJobState = (): JobState => ({ exists: false });
+
+export const evolveJob = (state: JobState, event: JobEvent): JobState => {
+  switch (event.type) {
+    case 'JobStarted':
+      return { exists: true, status: 'running', start: event.data, ended_ms: null, calls: {}, steps: {} };
+    case 'JobEnded':
+      return state.exists ? { ...state, status: 'ended', ended_ms: event.data.ended_ms } : state;
+    case 'CallMinted': {
+      if (!state.exists) return state;
+      const d = event.data;
+      const call: CallState = { call: d.call, step: d.step, function: d.function, idempotency_key: d.idempotency_key, startup: d.startup, ended: false };
+      return { ...state, calls: { ...state.calls, [d.call]: call }, steps: { ...state.steps, [d.step]: d.idempotency_key } };
+    }
+    case 'CallEnded': {
+      if (!state.exists) return state;
+      const call = state.calls[event.data.call];
+      return call ? { ...state, calls: { ...state.calls, [call.call]: { ...call, ended: true } } } : state;
+    }
+  }
+};
+
+export const jobView = (s: Extract<JobState, { exists: true }>) => {
+  const { start_digest: _digest, startup_function: _startup, ...start } = s.start;
+  return { id: start.job, ...start, status: s.status, ended_ms: s.ended_ms };
+};

@@ -1,0 +1,70 @@
+import type { Either } from 'fp-ts/lib/Either.js';
+
+/**
+ * The event-store port (SPEC §10). Revisions are per stream and 0-based (the first event of
+ * a stream is revision 0); positions are global, start at 1 and only grow. A position of 0
+ * means "before the first event".
+ */
+export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
+
+export interface EventMetadata {
+  readonly tenant: string;
+  readonly causation_id: string | null;
+  readonly correlation_id: string | null;
+}
+
+export interface NewEvent {
+  readonly event_id: string;
+  readonly type: string;
+  readonly schema_version: number;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+}
+
+export interface RecordedEvent extends NewEvent {
+  readonly stream: string;
+  readonly revision: number;
+  readonly position: number;
+  /** ms since epoch, taken by the store when the event was appended. */
+  readonly recorded_at: number;
+}
+
+export interface Appended {
+  /** The stream's revision after the append: pass it as the next expected revision. */
+  readonly nextExpectedRevision: number;
+  /** Global position of the last event appended. */
+  readonly position: number;
+}
+
+export interface WrongExpectedRevision {
+  readonly kind: 'wrong_expected_revision';
+  readonly stream: string;
+  readonly expected: ExpectedRevision;
+  readonly actual: number | 'no_stream';
+}
+
+export interface ReadOptions {
+  readonly limit?: number;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
+
+export interface EventStore {
+  readonly name: string;
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Either<WrongExpectedRevision, Appended>>;
+  /** The stream's events in revision order; [] for a stream that does not exist. */
+  readStream(stream: string): Promise<readonly RecordedEvent[]>;
+  /** Committed events with position > `after`, in position order, none ever skipped. */
+  readAll(after: number, options?: ReadOptions): Promise<readonly RecordedEvent[]>;
+  /** Calls `handler` once per event after `after`, in order, now and as events commit. */
+  subscribe(after: number, handler: EventHandler): Subscription;
+  /** The position of the newest event every reader can see. */
+  headPosition(): Promise<number>;
+  /** Runs `listener` whenever new events may have committed (a hint; readers still read). */
+  onAppend(listener: () => void): () => void;
+  close(): Promise<void>;
+}

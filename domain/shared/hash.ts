@@ -1,0 +1,11 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+/** RFC 8785 canonical JSON: the one byte form we hash and sign. */
+export const canonicalJson = (value: unknown): string => {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value has no canonical JSON form');
+  return text;
+};
+
+export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');

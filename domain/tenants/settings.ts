@@ -1,0 +1,50 @@
+import * as t from 'io-ts';
+
+/** SPEC §3 and §6: a tenant's settings as they travel in events. */
+export const TenantSettingsCodec = t.type({
+  default_end_days: t.number,
+  max_end_days: t.number,
+  caps: t.type({ records: t.number, bytes: t.number }),
+  retention_days: t.number,
+  person_memory: t.array(t.type({ agent: t.string, purpose: t.string })),
+  person_shared_scopes: t.array(t.string),
+  compatible_purposes: t.record(t.string, t.array(t.string)),
+  label_walls: t.array(t.tuple([t.string, t.string])),
+  grants: t.record(t.string, t.array(t.string)),
+  start_roles: t.array(t.string),
+  start_teams: t.array(t.string),
+  people: t.record(t.string, t.type({ roles: t.array(t.string), teams: t.array(t.string) })),
+});
+export type TenantSettings = t.TypeOf<typeof TenantSettingsCodec>;
+
+export const TenantSettingsPatchCodec = t.partial(TenantSettingsCodec.props);
+export type TenantSettingsPatch = t.TypeOf<typeof TenantSettingsPatchCodec>;
+
+export const MIB = 1024 * 1024;
+
+export const defaultSettings = (): TenantSettings => ({
+  default_end_days: 90,
+  max_end_days: 365,
+  caps: { records: 5000, bytes: 8 * MIB },
+  retention_days: 365,
+  person_memory: [],
+  person_shared_scopes: [],
+  compatible_purposes: {},
+  label_walls: [],
+  grants: {},
+  start_roles: [],
+  start_teams: [],
+  people: {},
+});
+
+export const applyPatch = (settings: TenantSettings, patch: TenantSettingsPatch): TenantSettings => ({
+  ...settings,
+  ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+});
+
+/** Rules that span fields, which a schema for one field cannot see. */
+export const settingsProblem = (s: TenantSettings): { field: string; reason: string } | null => {
+  if (s.default_end_days > s.max_end_days)
+    return { field: 'settings.default_end_days', reason: `must not exceed max_end_days (${s.max_end_days})` };
+  return null;
+};

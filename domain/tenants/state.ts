@@ -1,0 +1,55 @@
+import { applyPatch, type TenantSettings } from './settings.ts';
+import type { RecordScopeKind, TenantEvent } from './events.ts';
+
+export interface PluginInstall {
+  readonly name: string;
+  readonly install_gen: number;
+  readonly scopes: readonly RecordScopeKind[];
+  readonly functions: readonly string[];
+  readonly agents: readonly string[];
+  readonly startup: string | null;
+}
+
+export type TenantState =
+  | { readonly exists: false }
+  | {
+      readonly exists: true;
+      readonly id: string;
+      readonly settings: TenantSettings;
+      readonly authority_epoch: number;
+      readonly created_ms: number;
+      readonly plugins: Readonly<Record<string, PluginInstall>>;
+    };
+
+export const initialTenantState = (): TenantState => ({ exists: false });
+
+export const evolveTenant = (state: TenantState, event: TenantEvent): TenantState => {
+  switch (event.type) {
+    case 'TenantCreated':
+      return {
+        exists: true,
+        id: event.data.tenant,
+        settings: event.data.settings,
+        authority_epoch: event.data.authority_epoch,
+        created_ms: event.data.created_ms,
+        plugins: {},
+      };
+    case 'TenantSettingsChanged':
+      if (!state.exists) return state;
+      return { ...state, settings: applyPatch(state.settings, event.data.changes) };
+    case 'PluginInstalled': {
+      if (!state.exists) return state;
+      const { name, install_gen, scopes, functions, agents, startup } = event.data;
+      return { ...state, plugins: { ...state.plugins, [name]: { name, install_gen, scopes, functions, agents, startup } } };
+    }
+  }
+};
+
+/** The view of a tenant an admin caller gets back. */
+export const tenantView = (s: Extract<TenantState, { exists: true }>) => ({
+  id: s.id,
+  settings: s.settings,
+  authority_epoch: s.authority_epoch,
+  created_ms: s.created_ms,
+  plugins: Object.values(s.plugins).map((p) => ({ ...p })),
+});

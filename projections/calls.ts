@@ -1,0 +1,42 @@
+import type { Projection } from './projection.ts';
+
+/** Calls by ticket hash: how the records API finds the call behind a bearer ticket. */
+export const callsProjection: Projection = {
+  name: 'calls',
+  tables: ['rm_calls'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_calls (
+      ticket_hash text PRIMARY KEY,
+      tenant text NOT NULL,
+      job text NOT NULL,
+      run int NOT NULL,
+      call text NOT NULL,
+      step int NOT NULL,
+      function text NOT NULL,
+      idempotency_key text NOT NULL,
+      startup boolean NOT NULL,
+      minted_ms bigint NOT NULL,
+      ended_ms bigint
+    );
+    CREATE UNIQUE INDEX IF NOT EXISTS rm_calls_by_call ON rm_calls (tenant, job, call);`,
+  async apply(sql, event) {
+    switch (event.type) {
+      case 'CallMinted': {
+        const d = event.data;
+        await sql.query(
+          `INSERT INTO rm_calls (ticket_hash, tenant, job, run, call, step, function, idempotency_key, startup, minted_ms)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [d.ticket_hash, d.tenant, d.job, d.run, d.call, d.step, d.function, d.idempotency_key, d.startup, d.minted_ms],
+        );
+        return;
+      }
+      case 'CallEnded':
+        await sql.query('UPDATE rm_calls SET ended_ms = $4 WHERE tenant = $1 AND job = $2 AND call = $3', [
+          event.data.tenant, event.data.job, event.data.call, event.data.ended_ms,
+        ]);
+        return;
+      default:
+        return;
+    }
+  },
+};

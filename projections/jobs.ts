@@ -1,0 +1,54 @@
+import type { Projection } from './projection.ts';
+
+/** Jobs as the runtime and the records API look them up, with a count of calls minted. */
+export const jobsProjection: Projection = {
+  name: 'jobs',
+  tables: ['rm_jobs'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_jobs (
+      tenant text NOT NULL,
+      id text NOT NULL,
+      run int NOT NULL,
+      status text NOT NULL,
+      agent text NOT NULL,
+      plugin text NOT NULL,
+      install_gen int NOT NULL,
+      purpose text NOT NULL,
+      subject text NOT NULL,
+      data_subject text,
+      labels jsonb NOT NULL,
+      scopes jsonb NOT NULL,
+      expires_ms bigint NOT NULL,
+      started_ms bigint NOT NULL,
+      ended_ms bigint,
+      calls_minted int NOT NULL DEFAULT 0,
+      PRIMARY KEY (tenant, id)
+    );`,
+  async apply(sql, event) {
+    switch (event.type) {
+      case 'JobStarted': {
+        const d = event.data;
+        await sql.query(
+          `INSERT INTO rm_jobs (tenant, id, run, status, agent, plugin, install_gen, purpose, subject, data_subject, labels, scopes, expires_ms, started_ms)
+           VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           ON CONFLICT (tenant, id) DO UPDATE SET run = EXCLUDED.run, status = 'running', agent = EXCLUDED.agent,
+             plugin = EXCLUDED.plugin, install_gen = EXCLUDED.install_gen, purpose = EXCLUDED.purpose, subject = EXCLUDED.subject,
+             data_subject = EXCLUDED.data_subject, labels = EXCLUDED.labels, scopes = EXCLUDED.scopes,
+             expires_ms = EXCLUDED.expires_ms, started_ms = EXCLUDED.started_ms, ended_ms = NULL, calls_minted = 0`,
+          [d.tenant, d.job, d.run, d.agent, d.plugin, d.install_gen, d.purpose, d.subject, d.data_subject,
+            JSON.stringify(d.labels), JSON.stringify(d.scopes), d.expires_ms, d.started_ms],
+        );
+        return;
+      }
+      case 'JobEnded':
+        await sql.query(`UPDATE rm_jobs SET status = 'ended', ended_ms = $3 WHERE tenant = $1 AND id = $2`, [event.data.tenant, event.data.job, event.data.ended_ms]);
+        return;
+      case 'CallMinted':
+        // Not idempotent on purpose: replaying an event twice would show here.
+        await sql.query('UPDATE rm_jobs SET calls_minted = calls_minted + 1 WHERE tenant = $1 AND id = $2', [event.data.tenant, event.data.job]);
+        return;
+      default:
+        return;
+    }
+  },
+};

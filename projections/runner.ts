@@ -1,0 +1,198 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { eventRegistry } from '../domain/events/registry.ts';
+import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
+import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
+import type { Projection } from './projection.ts';
+
+export const CHECKPOINTS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS custodian_checkpoints (
+    name text PRIMARY KEY,
+    position bigint NOT NULL
+  );`;
+
+export interface RunnerOptions {
+  readonly batchSize?: number;
+  readonly pollMs?: number;
+  /** Called after each committed batch (tests and progress bars listen here). */
+  readonly onBatch?: (projection: string, checkpoint: number, applied: number) => void;
+  readonly onError?: (projection: string, error: unknown) => void;
+}
+
+const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEvent) => {
+  const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
+  // An event this build cannot read must stop the projection, not be stepped over.
+  if (E.isLeft(decoded)) throw new Error(`projection ${p.name} at position ${recorded.position}: ${decoded.left}`);
+  await p.apply(sql, decoded.right, recorded);
+};
+
+/** Locks the projection's checkpoint row for this transaction, creating it at 0. */
+const lockCheckpoint = async (sql: Sql, name: string): Promise<number> => {
+  await sql.query('INSERT INTO custodian_checkpoints (name, position) VALUES ($1, 0) ON CONFLICT DO NOTHING', [name]);
+  const { rows } = await sql.query<{ position: number }>('SELECT position FROM custodian_checkpoints WHERE name = $1 FOR UPDATE', [name]);
+  return Number(rows[0]!.position);
+};
+
+const saveCheckpoint = (sql: Sql, name: string, position: number) =>
+  sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = $1', [name, position]);
+
+export const ensureProjectionSchemas = async (db: ReadModelStore, projections: readonly Projection[]) => {
+  await db.transaction(async (sql) => {
+    await sql.query('SELECT pg_advisory_xact_lock(7243002)');
+    await sql.query(CHECKPOINTS_SCHEMA);
+    for (const p of projections) await sql.query(p.schema);
+  });
+};
+
+/**
+ * One batch of one projection: read after its checkpoint, apply, move the checkpoint, all in
+ * one transaction. A crash anywhere leaves either the whole batch or none of it.
+ */
+export const runBatch = async (store: EventStore, db: ReadModelStore, p: Projection, batchSize: number) =>
+  db.transaction(async (sql) => {
+    const from = await lockCheckpoint(sql, p.name);
+    const events = await store.readAll(from, { limit: batchSize });
+    for (const e of events) await applyEvent(p, sql, e);
+    const checkpoint = events.at(-1)?.position ?? from;
+    if (events.length > 0) await saveCheckpoint(sql, p.name, checkpoint);
+    return { checkpoint, applied: events.length };
+  });
+
+/**
+ * Replays a projection from position 0 in one transaction, so readers see the old model
+ * until the new one is whole, and a live runner waits on the checkpoint lock meanwhile.
+ */
+export const rebuildProjection = async (
+  store: EventStore,
+  db: ReadModelStore,
+  p: Projection,
+  onProgress?: (done: number, head: number) => void,
+  batchSize = 1000,
+): Promise<number> => {
+  const head = await store.headPosition();
+  return db.transaction(async (sql) => {
+    await lockCheckpoint(sql, p.name);
+    for (const table of p.tables) await sql.query(`TRUNCATE ${table}`);
+    let position = 0;
+    onProgress?.(0, head);
+    for (;;) {
+      const events = await store.readAll(position, { limit: batchSize });
+      if (events.length === 0) break;
+      for (const e of events) await applyEvent(p, sql, e);
+      position = events.at(-1)!.position;
+      onProgress?.(Math.min(position, head), head);
+    }
+    await saveCheckpoint(sql, p.name, position);
+    return position;
+  });
+};
+
+export interface ProjectionRunner {
+  start(): void;
+  stop(): Promise<void>;
+  /** Resolves once every projection has applied the log up to `position`. */
+  waitFor(position: number, timeoutMs?: number): Promise<boolean>;
+  /** Runs every projection until none has anything left to read. */
+  catchUp(): Promise<void>;
+  checkpoints(): Readonly<Record<string, number>>;
+}
+
+export const createProjectionRunner = (
+  store: EventStore,
+  db: ReadModelStore,
+  projections: readonly Projection[],
+  { batchSize = 500, pollMs = 250, onBatch, onError }: RunnerOptions = {},
+): ProjectionRunner => {
+  const checkpoints: Record<string, number> = Object.fromEntries(projections.map((p) => [p.name, 0]));
+  const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
+  let running = false;
+  let signalled = false;
+  let wake: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+  let off: (() => void) | null = null;
+
+  const lowest = () => Math.min(...projections.map((p) => checkpoints[p.name] ?? 0));
+  const settleWaiters = () => {
+    const low = lowest();
+    for (const w of waiters) if (w.position <= low) {
+      waiters.delete(w);
+      w.resolve(true);
+    }
+  };
+
+  const drain = async (p: Projection) => {
+    for (;;) {
+      const { checkpoint, applied } = await runBatch(store, db, p, batchSize);
+      checkpoints[p.name] = checkpoint;
+      if (applied > 0) onBatch?.(p.name, checkpoint, applied);
+      settleWaiters();
+      if (applied < batchSize) return;
+    }
+  };
+
+  const catchUp = async () => {
+    for (const p of projections) {
+      try {
+        await drain(p);
+      } catch (error) {
+        onError?.(p.name, error);
+      }
+    }
+  };
+
+  const pause = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, pollMs);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      off = store.onAppend(() => {
+        signalled = true;
+        wake?.();
+      });
+      loop = (async () => {
+        while (running) {
+          signalled = false;
+          await catchUp();
+          if (running && !signalled) await pause();
+        }
+      })();
+    },
+    async stop() {
+      running = false;
+      off?.();
+      wake?.();
+      await loop;
+      for (const w of waiters) w.resolve(false);
+      waiters.clear();
+    },
+    waitFor(position, timeoutMs = 10_000) {
+      if (position <= lowest()) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const w = {
+          position,
+          resolve: (ok: boolean) => {
+            clearTimeout(timer);
+            resolve(ok);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(w);
+          resolve(false);
+        }, timeoutMs);
+        waiters.add(w);
+        wake?.();
+      });
+    },
+    catchUp,
+    checkpoints: () => ({ ...checkpoints }),
+  };
+};

@@ -1,0 +1,49 @@
+import type { Projection } from './projection.ts';
+
+export const tenantsProjection: Projection = {
+  name: 'tenants',
+  tables: ['rm_tenants', 'rm_plugins'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_tenants (
+      id text PRIMARY KEY,
+      settings jsonb NOT NULL,
+      authority_epoch int NOT NULL,
+      created_ms bigint NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS rm_plugins (
+      tenant text NOT NULL,
+      name text NOT NULL,
+      install_gen int NOT NULL,
+      scopes jsonb NOT NULL,
+      functions jsonb NOT NULL,
+      agents jsonb NOT NULL,
+      startup text,
+      PRIMARY KEY (tenant, name)
+    );`,
+  async apply(sql, event) {
+    switch (event.type) {
+      case 'TenantCreated': {
+        const d = event.data;
+        await sql.query('INSERT INTO rm_tenants (id, settings, authority_epoch, created_ms) VALUES ($1, $2, $3, $4)', [
+          d.tenant, JSON.stringify(d.settings), d.authority_epoch, d.created_ms,
+        ]);
+        return;
+      }
+      case 'TenantSettingsChanged':
+        await sql.query('UPDATE rm_tenants SET settings = settings || $2::jsonb WHERE id = $1', [event.data.tenant, JSON.stringify(event.data.changes)]);
+        return;
+      case 'PluginInstalled': {
+        const d = event.data;
+        await sql.query(
+          `INSERT INTO rm_plugins (tenant, name, install_gen, scopes, functions, agents, startup) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (tenant, name) DO UPDATE SET install_gen = EXCLUDED.install_gen, scopes = EXCLUDED.scopes,
+             functions = EXCLUDED.functions, agents = EXCLUDED.agents, startup = EXCLUDED.startup`,
+          [d.tenant, d.name, d.install_gen, JSON.stringify(d.scopes), JSON.stringify(d.functions), JSON.stringify(d.agents), d.startup],
+        );
+        return;
+      }
+      default:
+        return;
+    }
+  },
+};
