@@ -46,6 +46,6 @@ export const evolveJob = (state: JobState, event: JobEvent): JobState => {
 };
 
 export const jobView = (s: Extract<JobState, { exists: true }>) => {
-  const { start_digest: _digest, startup_function: _startup, ...start } = s.start;
-  return { id: start.job, ...start, status: s.status, ended_ms: s.ended_ms };
+  const { start_digest: _digest, startup_function: _startup, job, ...start } = s.start;
+  return { id: job, ...start, status: s.status, ended_ms: s.ended_ms };
 };

@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../embedded-postgres/start.ts';
+import { secretsDir } from '../keys/secrets.ts';
+
+export interface Database {
+  readonly url: string;
+  /** Stops the embedded server if this process started it. */
+  release(): Promise<void>;
+  readonly embedded: boolean;
+}
+
+export const dataDirOf = (option?: string) => path.resolve(option ?? process.env.CUSTODIAN_DATA_DIR ?? './data');
+
+/** The embedded server a running `custodian start` already serves from this data directory, if any. */
+const runningEmbedded = async (dataDir: string): Promise<string | null> => {
+  const portFile = path.join(dataDir, 'pg.port');
+  const passwordFile = path.join(secretsDir(dataDir), 'pg-password');
+  if (!existsSync(portFile) || !existsSync(passwordFile)) return null;
+  const port = Number(readFileSync(portFile, 'utf8').trim());
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/custodian`;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return url;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * DATABASE_URL when set; otherwise the embedded server under the data directory, reusing
+ * one that is already running there (two servers cannot share a cluster directory).
+ */
+export const openDatabase = async (dataDir: string, log?: (line: string) => void): Promise<Database> => {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, release: async () => undefined };
+  const running = await runningEmbedded(dataDir);
+  if (running) return { url: running, embedded: true, release: async () => undefined };
+  const server = await startEmbeddedPostgres({ dataDir, ...(log ? { log } : {}) });
+  return { url: server.url, embedded: true, release: () => server.stop() };
+};

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { startService } from '../service.ts';
+import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
+import { dataDirOf, openDatabase } from './database.ts';
+
+export interface StartOptions {
+  readonly port?: string;
+  readonly dataDir?: string;
+}
+
+/** `custodian start`: the service on 127.0.0.1, on the embedded server unless DATABASE_URL says otherwise. */
+export const start = async (opts: StartOptions) => {
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const dataDir = dataDirOf(opts.dataDir);
+  const port = Number(opts.port ?? process.env.PORT ?? 41873);
+
+  const admin = process.env.CUSTODIAN_ADMIN_KEY
+    ? { value: process.env.CUSTODIAN_ADMIN_KEY, created: false }
+    : loadOrCreateSecret(dataDir, 'admin-key', randomKey(32));
+  // The master key is made on first start even before anything uses it, so that every key
+  // derived from it later is stable across restarts.
+  if (process.env.CUSTODIAN_MASTER_KEY) parseMasterKey(process.env.CUSTODIAN_MASTER_KEY);
+  else loadOrCreateSecret(dataDir, 'master-key', () => randomBytes(32).toString('base64'));
+
+  const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line }));
+  const service = await startService({
+    databaseUrl: db.url,
+    adminKey: admin.value,
+    port,
+    testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',
+    logger,
+  });
+  logger.info({ url: service.url, embedded_postgres: db.embedded, data_dir: dataDir }, 'custodian is listening');
+  if (admin.created) {
+    process.stdout.write(`\nCustodian is listening on ${service.url}\nAdmin key (printed once, kept in ${dataDir}/secrets/admin-key):\n  ${admin.value}\n\n`);
+  }
+
+  // embedded-postgres installs its own signal hooks that stop PostgreSQL at once and exit;
+  // we replace them so that the server stops first and PostgreSQL last.
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    try {
+      await service.close();
+      await db.release();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'unclean stop');
+      process.exit(1);
+    }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void shutdown(signal));
+  }
+};

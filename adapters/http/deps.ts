@@ -1,0 +1,19 @@
+import type { JobCommands } from '../../commands/jobs.ts';
+import type { TenantCommands } from '../../commands/tenants.ts';
+import type { ReadModelStore } from '../../domain/ports/read-model.ts';
+import type { EventStore } from '../../domain/ports/event-store.ts';
+import type { ProjectionRunner } from '../../projections/runner.ts';
+import type { TestClock } from '../clock/system.ts';
+
+export interface HttpDeps {
+  readonly store: EventStore;
+  readonly db: ReadModelStore;
+  readonly runner: ProjectionRunner;
+  readonly tenants: TenantCommands;
+  readonly jobs: JobCommands;
+  readonly adminKey: string;
+  /** Present only when CUSTODIAN_TEST_CLOCK=1. */
+  readonly testClock: TestClock | null;
+  /** Where callers reach this server, for the records URL in a call's _meta. */
+  readonly publicUrl: () => string;
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { getTenant } from '../../../queries/tenants.ts';
+import type { HttpDeps } from '../deps.ts';
+import { answer } from '../reply.ts';
+import { CreateTenantBody, InstallPluginBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
+
+const security = [{ admin: [] }];
+
+export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post('/v1/tenants', { schema: { body: CreateTenantBody, security, tags: ['admin'] } }, async (req, reply) =>
+    answer(reply, deps.runner, await deps.tenants.create(req.body.id, req.body.settings ?? {}, { correlationId: req.id }), (v) => ({ tenant: v.tenant }), 201));
+
+  r.get('/v1/tenants/:t', { schema: { params: TenantParams, security, tags: ['admin'] } }, async (req, reply) => {
+    const tenant = await getTenant(deps.db, req.params.t);
+    return tenant ? reply.send({ tenant }) : reply.code(404).send({ error: 'not_found', what: 'tenant' });
+  });
+
+  r.patch('/v1/tenants/:t', { schema: { params: TenantParams, body: TenantSettingsPatch, security, tags: ['admin'] } }, async (req, reply) =>
+    answer(reply, deps.runner, await deps.tenants.changeSettings(req.params.t, req.body, { correlationId: req.id }), (v) => ({ tenant: v.tenant })));
+
+  r.post('/v1/tenants/:t/plugins', { schema: { params: TenantParams, body: InstallPluginBody, security, tags: ['admin'] } }, async (req, reply) =>
+    answer(reply, deps.runner, await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
+      (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }), 201));
+};

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
+
+/** The admin API's request shapes (SPEC §5). Unknown fields are refused everywhere. */
+
+const days = z.number().int().min(1).max(36_500);
+const label = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'a label is 1–128 of [A-Za-z0-9._:/-]');
+const grantScope = z
+  .string()
+  .regex(/^(tool:[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*|agent:[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*|plugin:[a-z0-9][a-z0-9_-]*)$/,
+    'a grant is tool:<plugin>/<function>, agent:<plugin>/<name> or plugin:<name>');
+const recordScope = z.string().regex(/^(tenant|project:[A-Za-z0-9._-]{1,100}|agent:[A-Za-z0-9._/-]{1,100})$/, 'a scope is tenant, project:<name> or agent:<name>');
+const purpose = z.string().max(256);
+const name = z.string().min(1).max(200);
+
+export const TenantSettingsPatch = z.strictObject({
+  default_end_days: days.optional(),
+  max_end_days: days.optional(),
+  caps: z.strictObject({ records: z.number().int().min(1).max(20_000), bytes: z.number().int().min(1).max(1 << 30) }).optional(),
+  retention_days: z.number().int().min(0).max(36_500).optional(),
+  person_memory: z.array(z.strictObject({ agent: name, purpose })).max(1000).optional(),
+  person_shared_scopes: z.array(recordScope).max(1000).optional(),
+  compatible_purposes: z.record(purpose, z.array(purpose).max(1000)).optional(),
+  label_walls: z.array(z.tuple([label, label])).max(1000).optional(),
+  grants: z.record(z.string().regex(PLUGIN_NAME), z.array(grantScope).max(1000)).optional(),
+  start_roles: z.array(name).max(1000).optional(),
+  start_teams: z.array(name).max(1000).optional(),
+  people: z.record(name, z.strictObject({ roles: z.array(name).max(1000), teams: z.array(name).max(1000) })).optional(),
+});
+
+export const TenantParams = z.strictObject({ t: z.string().regex(TENANT_ID, 'a tenant id is 1–63 of [a-z0-9_-]') });
+export const JobParams = TenantParams.extend({ id: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]') });
+export const CallParams = JobParams.extend({ call: z.string().uuid() });
+
+export const CreateTenantBody = z.strictObject({
+  id: z.string().regex(TENANT_ID, 'a tenant id is 1–63 of [a-z0-9_-]'),
+  settings: TenantSettingsPatch.optional(),
+});
+
+export const InstallPluginBody = z.strictObject({
+  name: z.string().regex(PLUGIN_NAME, 'a plugin name is 1–63 of [a-z0-9_-]'),
+  scopes: z.array(z.enum(['agent', 'project', 'tenant'])).max(3).optional(),
+  functions: z.array(z.string().regex(FUNCTION_NAME, 'a function name is 1–127 of [A-Za-z0-9._-]')).max(500),
+  agents: z.array(z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]')).max(200),
+  startup: z.string().regex(FUNCTION_NAME).optional(),
+});
+
+export const StartJobBody = z.strictObject({
+  id: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]').optional(),
+  agent: z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]'),
+  plugin: z.string().regex(PLUGIN_NAME, 'a plugin name is 1–63 of [a-z0-9_-]'),
+  subject: name,
+  input: z.json().optional(),
+  purpose: z.union([z.literal(''), z.string().regex(NAMED_PURPOSE, 'a named purpose is <origin>:<id>, e.g. routine:nightly')]).optional(),
+  data_subject: name.optional(),
+  labels: z.array(label).max(64).optional(),
+  budget_usd: z.number().min(0).max(1e9).optional(),
+  max_depth: z.number().int().min(0).max(32).optional(),
+  timeout_ms: z.number().int().min(1).max(366 * 24 * 3600 * 1000).optional(),
+  constraints: z.json().optional(),
+});
+
+export const MintCallBody = z.strictObject({
+  function: z.string().regex(/^([a-z0-9][a-z0-9_-]{0,62}\/)?[A-Za-z0-9][A-Za-z0-9._-]{0,126}$/, 'a function is <name> or <plugin>/<name>'),
+  step: z.number().int().min(1).max(1_000_000).optional(),
+  startup: z.boolean().optional(),
+});
+
+/** Bodies of calls that take none: nothing, or an empty object. */
+export const EmptyBody = z.union([z.strictObject({}), z.null()]).optional();
+
+export const ClockBody = z.strictObject({ advance_ms: z.number().int().min(0).max(100 * 365 * 24 * 3600 * 1000) });

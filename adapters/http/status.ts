@@ -1,0 +1,22 @@
+import type { Refusal } from '../../domain/shared/refusal.ts';
+
+/** The only place refusal codes meet HTTP statuses. */
+const STATUS: Readonly<Record<string, number>> = {
+  invalid: 400,
+  unauthorized: 401,
+  ticket: 401,
+  revoked: 403,
+  scope: 403,
+  purpose: 403,
+  job_not_running: 403,
+  not_found: 404,
+  already_exists: 409,
+  stale: 409,
+  duplicate: 409,
+  full: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  requests: 429,
+};
+
+export const statusOf = (r: Refusal): number => STATUS[r.error] ?? 400;

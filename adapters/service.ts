@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { jobCommands } from '../commands/jobs.ts';
+import { tenantCommands } from '../commands/tenants.ts';
+import type { Clock } from '../domain/ports/clock.ts';
+import type { EventStore } from '../domain/ports/event-store.ts';
+import { allProjections } from '../projections/all.ts';
+import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
+import { systemClock, testClock, type TestClock } from './clock/system.ts';
+import { postgresEventStore } from './eventstore/postgres.ts';
+import { buildServer } from './http/server.ts';
+import { createPool } from './postgres/pool.ts';
+import { postgresReadModelStore } from './postgres/read-model-store.ts';
+
+export interface ServiceOptions {
+  readonly databaseUrl: string;
+  readonly adminKey: string;
+  readonly host?: string;
+  readonly port?: number;
+  readonly testClock?: boolean;
+  readonly logger?: Logger;
+  /** Defaults to PostgreSQL in the same database as the read models. */
+  readonly eventStore?: EventStore;
+}
+
+export interface Service {
+  readonly url: string;
+  readonly pool: pg.Pool;
+  readonly store: EventStore;
+  readonly runner: ProjectionRunner;
+  readonly clock: Clock;
+  close(): Promise<void>;
+}
+
+/** The composition root: wires adapters to ports and starts the projections and the server. */
+export const startService = async (o: ServiceOptions): Promise<Service> => {
+  const pool = createPool(o.databaseUrl, 20);
+  const store = o.eventStore ?? (await postgresEventStore(pool));
+  const db = postgresReadModelStore(pool);
+  await ensureProjectionSchemas(db, allProjections);
+  const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
+  const runner = createProjectionRunner(store, db, allProjections, {
+    onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
+  });
+  runner.start();
+  let url = '';
+  const app = await buildServer(
+    {
+      store,
+      db,
+      runner,
+      tenants: tenantCommands(store, clock),
+      jobs: jobCommands(store, clock),
+      adminKey: o.adminKey,
+      testClock: o.testClock ? (clock as TestClock) : null,
+      publicUrl: () => url,
+    },
+    o.logger,
+  );
+  await app.listen({ host: o.host ?? '127.0.0.1', port: o.port ?? 41873 });
+  const address = app.server.address() as AddressInfo;
+  url = `http://${address.address}:${address.port}`;
+  return {
+    url,
+    pool,
+    store,
+    runner,
+    clock,
+    async close() {
+      await app.close();
+      await runner.stop();
+      await store.close();
+      await pool.end();
+    },
+  };
+};
