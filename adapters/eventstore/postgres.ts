@@ -59,22 +59,36 @@ const claimRevisions = async (tx: pg.PoolClient, stream: string, n: number, expe
   return last === undefined ? null : last - n + 1;
 };
 
-export const postgresEventStore = async (pool: pg.Pool): Promise<EventStore> => {
+export interface PostgresStoreOptions {
+  /**
+   * Runs inside an append's transaction after its positions are taken and its rows written,
+   * before COMMIT. Tests use it to hold a transaction open and let a later one commit first.
+   */
+  readonly beforeCommit?: (stream: string, positions: readonly number[]) => Promise<void>;
+}
+
+export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<EventStore> => {
   await migrate(pool, eventStoreMigrations);
   const listeners = new Set<() => void>();
-  let listener: pg.PoolClient | null = null;
+  // One LISTEN connection, opened on first need; the promise is shared so that two callers
+  // racing to open it do not leak a second pooled client.
+  let listening: Promise<pg.PoolClient> | null = null;
 
-  const ensureListening = async () => {
-    if (listener) return;
-    const client = await pool.connect();
-    listener = client;
-    client.on('notification', () => listeners.forEach((l) => l()));
-    client.on('error', () => undefined);
-    await client.query(`LISTEN ${CHANNEL}`);
+  const ensureListening = () => {
+    listening ??= (async () => {
+      const client = await pool.connect();
+      client.on('notification', () => listeners.forEach((l) => l()));
+      client.on('error', () => undefined);
+      await client.query(`LISTEN ${CHANNEL}`);
+      return client;
+    })();
+    return listening;
   };
 
-  const actualRevision = async (stream: string): Promise<number | 'no_stream'> => {
-    const { rows } = await pool.query<{ revision: number }>('SELECT revision FROM custodian_streams WHERE stream = $1', [stream]);
+  // Takes the client to ask on: an appender that already holds a pooled client must not
+  // wait for a second one (twenty conflicting appenders would starve a pool of ten).
+  const actualRevision = async (stream: string, on: Pick<pg.PoolClient, 'query'> = pool): Promise<number | 'no_stream'> => {
+    const { rows } = await on.query<{ revision: number }>('SELECT revision FROM custodian_streams WHERE stream = $1', [stream]);
     return rows[0]?.revision ?? 'no_stream';
   };
 
@@ -96,7 +110,7 @@ export const postgresEventStore = async (pool: pg.Pool): Promise<EventStore> => 
         const firstRevision = await claimRevisions(tx, stream, events.length, expected);
         if (firstRevision === null) {
           await tx.query('ROLLBACK');
-          return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: await actualRevision(stream) });
+          return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: await actualRevision(stream, tx) });
         }
         await tx.query(
           `INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
@@ -115,6 +129,7 @@ export const postgresEventStore = async (pool: pg.Pool): Promise<EventStore> => 
         );
         const lastPosition = firstPosition + events.length - 1;
         await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, String(lastPosition)]);
+        await options.beforeCommit?.(stream, events.map((_, i) => firstPosition + i));
         await tx.query('COMMIT');
         return E.right({ nextExpectedRevision: firstRevision + events.length - 1, position: lastPosition });
       } catch (error) {
@@ -154,11 +169,12 @@ export const postgresEventStore = async (pool: pg.Pool): Promise<EventStore> => 
     },
     async close() {
       listeners.clear();
-      const l = listener;
-      listener = null;
-      if (l) {
-        await l.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
-        l.release();
+      const pending = listening;
+      listening = null;
+      const client = await pending?.catch(() => null);
+      if (client) {
+        await client.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
+        client.release();
       }
     },
   };

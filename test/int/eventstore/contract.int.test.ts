@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
+import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { createPool } from '../../../adapters/postgres/pool.ts';
+import { freshDatabase } from '../../support/database.ts';
+
+/**
+ * The one contract every event-store adapter passes. A factory may take a `beforeCommit`
+ * hook that holds an append's transaction open (adapters that commit at once ignore it).
+ */
+interface Adapter {
+  readonly name: string;
+  open(beforeCommit?: (stream: string) => Promise<void>): Promise<EventStore>;
+  /** True when positions are taken before commit, so a later position can commit first. */
+  readonly positionsBeforeCommit: boolean;
+  teardown(): Promise<void>;
+}
+
+const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
+  event_id: randomUUID(),
+  type,
+  schema_version: 1,
+  data,
+  metadata: { tenant: 't', causation_id: null, correlation_id: null },
+});
+
+const stream = () => `test:${randomUUID()}`;
+
+const collect = (store: EventStore, after: number) => {
+  const seen: RecordedEvent[] = [];
+  const sub = store.subscribe(after, (e) => {
+    seen.push(e);
+  });
+  return { seen, sub };
+};
+
+const until = async (check: () => boolean, ms = 15_000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+const memoryAdapter = (): Adapter => ({
+  name: 'memory',
+  positionsBeforeCommit: false,
+  open: async () => memoryEventStore(),
+  teardown: async () => undefined,
+});
+
+const postgresAdapter = (): Adapter => {
+  const pools: pg.Pool[] = [];
+  let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+  return {
+    name: 'postgres',
+    positionsBeforeCommit: true,
+    async open(beforeCommit) {
+      db ??= await freshDatabase();
+      const pool = createPool(db.url, 10);
+      pools.push(pool);
+      return postgresEventStore(pool, beforeCommit ? { beforeCommit: (s) => beforeCommit(s) } : {});
+    },
+    async teardown() {
+      await Promise.all(pools.map((p) => p.end()));
+      await db?.drop();
+    },
+  };
+};
+
+describe.each([memoryAdapter(), postgresAdapter()])('event store contract: $name', (adapter) => {
+  let store: EventStore;
+  beforeAll(async () => {
+    store = await adapter.open();
+  });
+  afterAll(async () => {
+    await store.close();
+    await adapter.teardown();
+  });
+
+  it('appends a new stream under no_stream and answers the next expected revision and position', async () => {
+    const s = stream();
+    const r = await store.append(s, [ev(), ev()], 'no_stream');
+    expect(E.isRight(r)).toBe(true);
+    if (E.isRight(r)) {
+      expect(r.right.nextExpectedRevision).toBe(1);
+      expect(r.right.position).toBeGreaterThan(0);
+    }
+    const read = await store.readStream(s);
+    expect(read.map((e) => e.revision)).toEqual([0, 1]);
+  });
+
+  it('refuses no_stream on an existing stream, with the actual revision', async () => {
+    const s = stream();
+    await store.append(s, [ev()], 'no_stream');
+    const r = await store.append(s, [ev()], 'no_stream');
+    expect(r).toEqual(E.left({ kind: 'wrong_expected_revision', stream: s, expected: 'no_stream', actual: 0 }));
+    expect(await store.readStream(s)).toHaveLength(1);
+  });
+
+  it('enforces a numeric expected revision', async () => {
+    const s = stream();
+    await store.append(s, [ev(), ev(), ev()], 'no_stream');
+    const stale = await store.append(s, [ev()], 1);
+    expect(stale).toEqual(E.left({ kind: 'wrong_expected_revision', stream: s, expected: 1, actual: 2 }));
+    const ok = await store.append(s, [ev()], 2);
+    expect(E.isRight(ok) && ok.right.nextExpectedRevision).toBe(3);
+    const missing = await store.append(stream(), [ev()], 0);
+    expect(E.isLeft(missing) && missing.left.actual).toBe('no_stream');
+  });
+
+  it('enforces stream_exists and lets any through', async () => {
+    const s = stream();
+    const absent = await store.append(s, [ev()], 'stream_exists');
+    expect(absent).toEqual(E.left({ kind: 'wrong_expected_revision', stream: s, expected: 'stream_exists', actual: 'no_stream' }));
+    expect(E.isRight(await store.append(s, [ev()], 'any'))).toBe(true);
+    expect(E.isRight(await store.append(s, [ev()], 'stream_exists'))).toBe(true);
+    expect(E.isRight(await store.append(s, [ev()], 'any'))).toBe(true);
+    expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1, 2]);
+  });
+
+  it('reads an unknown stream as empty', async () => {
+    expect(await store.readStream(stream())).toEqual([]);
+  });
+
+  it('keeps each event as appended: id, type, version, data, metadata, and a recorded time', async () => {
+    const s = stream();
+    const e = { ...ev('Kept', { nested: { list: [1, 'two', null] }, text: 'héllo' }), metadata: { tenant: 'acme', causation_id: 'c1', correlation_id: 'r1' } };
+    const before = Date.now();
+    await store.append(s, [e], 'no_stream');
+    const [read] = await store.readStream(s);
+    expect(read).toMatchObject({ ...e, stream: s, revision: 0 });
+    expect(read!.recorded_at).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it('readAll answers events after a position in global order, with limits', async () => {
+    const head = await store.headPosition();
+    const a = stream();
+    const b = stream();
+    await store.append(a, [ev()], 'no_stream');
+    await store.append(b, [ev(), ev()], 'no_stream');
+    await store.append(a, [ev()], 0);
+    const all = await store.readAll(head);
+    expect(all.map((e) => [e.stream, e.revision])).toEqual([[a, 0], [b, 0], [b, 1], [a, 1]]);
+    const positions = all.map((e) => e.position);
+    expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+    expect(new Set(positions).size).toBe(positions.length);
+    expect(await store.readAll(head, { limit: 2 })).toEqual(all.slice(0, 2));
+    expect(await store.readAll(all[1]!.position)).toEqual(all.slice(2));
+    expect(await store.headPosition()).toBe(all.at(-1)!.position);
+  });
+
+  it('lets exactly one of many concurrent appends with the same expected revision win', async () => {
+    const s = stream();
+    await store.append(s, [ev()], 'no_stream');
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.append(s, [ev()], 0)));
+    expect(results.filter(E.isRight)).toHaveLength(1);
+    expect(results.filter(E.isLeft).every((r) => E.isLeft(r) && r.left.actual === 1)).toBe(true);
+    expect(await store.readStream(s)).toHaveLength(2);
+  });
+
+  it('lets exactly one of many concurrent creators of a stream win', async () => {
+    const s = stream();
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.append(s, [ev()], 'no_stream')));
+    expect(results.filter(E.isRight)).toHaveLength(1);
+  });
+
+  it('subscribes from a position and delivers old and new events in order, each once', async () => {
+    const head = await store.headPosition();
+    const s = stream();
+    await store.append(s, [ev(), ev()], 'no_stream');
+    const { seen, sub } = collect(store, head);
+    await store.append(s, [ev()], 1);
+    await until(() => seen.filter((e) => e.stream === s).length === 3);
+    await new Promise((r) => setTimeout(r, 300));
+    await sub.close();
+    const mine = seen.filter((e) => e.stream === s);
+    expect(mine.map((e) => e.revision)).toEqual([0, 1, 2]);
+    expect(new Set(seen.map((e) => e.position)).size).toBe(seen.length);
+  });
+
+  it('never skips an event that commits after a later position has committed', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const isHolding = new Promise<void>((r) => (holding = r));
+    const slow = stream();
+    const fast = stream();
+    const gated = await adapter.open(async (s) => {
+      if (s !== slow) return;
+      holding();
+      await held;
+    });
+    const head = await gated.headPosition();
+    const { seen, sub } = collect(gated, head);
+
+    const slowAppend = gated.append(slow, [ev('Slow')], 'no_stream');
+    if (adapter.positionsBeforeCommit) await isHolding;
+    const fastResult = await gated.append(fast, [ev('Fast')], 'no_stream');
+    expect(E.isRight(fastResult)).toBe(true);
+    // While the slow transaction is open the subscriber may not run ahead of it.
+    await new Promise((r) => setTimeout(r, 500));
+    if (adapter.positionsBeforeCommit) expect(seen.filter((e) => e.stream === fast || e.stream === slow)).toEqual([]);
+    release();
+    const slowResult = await slowAppend;
+    await until(() => seen.filter((e) => e.stream === fast || e.stream === slow).length === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    await sub.close();
+    await gated.close();
+
+    const mine = seen.filter((e) => e.stream === fast || e.stream === slow);
+    expect(mine).toHaveLength(2);
+    expect(mine[0]!.position).toBeLessThan(mine[1]!.position);
+    if (adapter.positionsBeforeCommit && E.isRight(slowResult) && E.isRight(fastResult)) {
+      // The scenario really happened: the later position committed first.
+      expect(slowResult.right.position).toBeLessThan(fastResult.right.position);
+      expect(mine.map((e) => e.stream)).toEqual([slow, fast]);
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../adapters/embedded-postgres/start.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A PostgreSQL server for the whole run; each test file makes its own database on it. */
+    databaseUrl: string;
+    databaseSource: string;
+  }
+}
+
+const dockerAnswers = () => {
+  try {
+    execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * One PostgreSQL server per run: DATABASE_URL when set, else testcontainers when a Docker
+ * engine answers, else a throwaway embedded server (a real one) deleted afterwards.
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.DATABASE_URL) {
+    project.provide('databaseUrl', process.env.DATABASE_URL);
+    project.provide('databaseSource', 'DATABASE_URL');
+    return;
+  }
+  if (dockerAnswers()) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const container = await new PostgreSqlContainer('postgres:17').start();
+    project.provide('databaseUrl', container.getConnectionUri());
+    project.provide('databaseSource', 'testcontainers');
+    return async () => {
+      await container.stop();
+    };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'custodian-test-pg-'));
+  const server = await startEmbeddedPostgres({ dataDir: dir, database: 'custodian_test', persistent: false });
+  project.provide('databaseUrl', server.url);
+  project.provide('databaseSource', 'embedded-postgres');
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
