@@ -18,9 +18,9 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  // Our own JSON parser: an empty body is "no body" (for calls that take none), and bad
-  // JSON is a 400 with our error shape.
-  app.removeContentTypeParser('application/json');
+  // JSON only: our own parser, so an empty body is "no body" (for calls that take none), bad
+  // JSON a 400 with our error shape, and any other media type a 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);

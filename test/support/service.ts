@@ -1,0 +1,38 @@
+import { startService, type Service } from '../../adapters/service.ts';
+import { freshDatabase } from './database.ts';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+
+export interface TestService extends Service {
+  /** fetch against the service with the admin key and JSON, answering status and parsed body. */
+  admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  stop(): Promise<void>;
+}
+
+/** The whole service, in process, on a free port and its own fresh database. */
+export const startTestService = async (options: { testClock?: boolean } = {}): Promise<TestService> => {
+  const db = await freshDatabase();
+  const service = await startService({ databaseUrl: db.url, adminKey: ADMIN_KEY, port: 0, testClock: options.testClock ?? false });
+  return {
+    ...service,
+    async admin(method, path, body, headers = {}) {
+      const res = await fetch(`${service.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: the test will say so
+      }
+      return { status: res.status, body: parsed };
+    },
+    async stop() {
+      await service.close();
+      await db.drop();
+    },
+  };
+};
