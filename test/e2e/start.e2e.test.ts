@@ -19,7 +19,7 @@ const freePort = () =>
 
 /** `npm start` as a user runs it: the CLI, no DATABASE_URL, so the embedded server. */
 const start = (port: number) => {
-  const env = { ...process.env, PORT: String(port), CUSTODIAN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), CUSTODIAN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   delete env.DATABASE_URL;
   delete env.CUSTODIAN_ADMIN_KEY;
   const child = spawn(process.execPath, [path.join(root, 'bin/custodian.js'), 'start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
