@@ -11,11 +11,13 @@ import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
 import { buildServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
+import { postgresKeystore } from './keys/keystore.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
 
 export interface ServiceOptions {
   readonly databaseUrl: string;
   readonly adminKey: string;
+  readonly masterKey: Buffer;
   readonly host?: string;
   readonly port?: number;
   readonly testClock?: boolean;
@@ -38,9 +40,11 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   const pool = createPool(o.databaseUrl, 20);
   const store = o.eventStore ?? (await postgresEventStore(pool));
   const db = postgresReadModelStore(pool);
-  await ensureProjectionSchemas(db, allProjections);
+  const keystore = await postgresKeystore(pool, o.masterKey);
+  const projections = allProjections({ sealer: keystore });
+  await ensureProjectionSchemas(db, projections);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
-  const runner = createProjectionRunner(store, db, allProjections, {
+  const runner = createProjectionRunner(store, db, projections, {
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
   runner.start();

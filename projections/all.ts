@@ -1,8 +1,21 @@
+import type { Sealer } from '../domain/ports/sealer.ts';
 import { callsProjection } from './calls.ts';
+import { dedupeDigestsProjection } from './dedupe-digests.ts';
 import { jobsProjection } from './jobs.ts';
 import type { Projection } from './projection.ts';
+import { recordsProjection } from './records.ts';
 import { tenantsProjection } from './tenants.ts';
 
-export const allProjections: readonly Projection[] = [tenantsProjection, jobsProjection, callsProjection];
+export interface ProjectionDeps {
+  readonly sealer: Sealer;
+}
 
-export const projectionNamed = (name: string): Projection | undefined => allProjections.find((p) => p.name === name);
+export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
+  tenantsProjection,
+  jobsProjection,
+  callsProjection,
+  recordsProjection,
+  dedupeDigestsProjection(deps.sealer),
+];
+
+export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests'] as const;

@@ -43,6 +43,13 @@ export const jobsProjection: Projection = {
       case 'JobEnded':
         await sql.query(`UPDATE rm_jobs SET status = 'ended', ended_ms = $3 WHERE tenant = $1 AND id = $2`, [event.data.tenant, event.data.job, event.data.ended_ms]);
         return;
+      case 'LabelsJoined':
+        await sql.query(
+          `UPDATE rm_jobs SET labels = (SELECT jsonb_agg(DISTINCT l ORDER BY l) FROM jsonb_array_elements_text(labels || $3::jsonb) AS l)
+           WHERE tenant = $1 AND id = $2 AND run = $4`,
+          [event.data.tenant, event.data.job, JSON.stringify(event.data.labels), event.data.run],
+        );
+        return;
       case 'CallMinted':
         // Not idempotent on purpose: replaying an event twice would show here.
         await sql.query('UPDATE rm_jobs SET calls_minted = calls_minted + 1 WHERE tenant = $1 AND id = $2', [event.data.tenant, event.data.job]);

@@ -1,5 +1,7 @@
 import { SingleBar, Presets } from 'cli-progress';
-import { allProjections, projectionNamed } from '../../projections/all.ts';
+import { allProjections, projectionNames } from '../../projections/all.ts';
+import { postgresKeystore } from '../keys/keystore.ts';
+import { loadMasterKey } from '../keys/master.ts';
 import { ensureProjectionSchemas, rebuildProjection } from '../../projections/runner.ts';
 import { postgresEventStore } from '../eventstore/postgres.ts';
 import { createPool } from '../postgres/pool.ts';
@@ -8,18 +10,20 @@ import { dataDirOf, openDatabase } from './database.ts';
 
 /** `custodian rebuild <projection>`: replays the whole log into one read model. */
 export const rebuild = async (name: string, opts: { dataDir?: string }) => {
-  const projection = projectionNamed(name);
-  if (!projection) {
-    process.stderr.write(`custodian: no projection "${name}"; known: ${allProjections.map((p) => p.name).join(', ')}\n`);
+  if (!(projectionNames as readonly string[]).includes(name)) {
+    process.stderr.write(`custodian: no projection "${name}"; known: ${projectionNames.join(', ')}\n`);
     process.exitCode = 2;
     return;
   }
-  const db = await openDatabase(dataDirOf(opts.dataDir));
+  const dataDir = dataDirOf(opts.dataDir);
+  const db = await openDatabase(dataDir);
   const pool = createPool(db.url, 4);
   try {
     const store = await postgresEventStore(pool);
     const models = postgresReadModelStore(pool);
-    await ensureProjectionSchemas(models, allProjections);
+    const projections = allProjections({ sealer: await postgresKeystore(pool, loadMasterKey(dataDir)) });
+    const projection = projections.find((p) => p.name === name)!;
+    await ensureProjectionSchemas(models, projections);
     const bar = new SingleBar({ format: `rebuild ${name} [{bar}] {value}/{total} events`, stream: process.stderr }, Presets.shades_classic);
     let started = false;
     const position = await rebuildProjection(store, models, projection, (done, head) => {

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { startService } from '../service.ts';
-import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
+import { loadOrCreateSecret, randomKey } from '../keys/secrets.ts';
+import { loadMasterKey } from '../keys/master.ts';
 import { dataDirOf, openDatabase } from './database.ts';
 
 export interface StartOptions {
@@ -18,15 +18,13 @@ export const start = async (opts: StartOptions) => {
   const admin = process.env.CUSTODIAN_ADMIN_KEY
     ? { value: process.env.CUSTODIAN_ADMIN_KEY, created: false }
     : loadOrCreateSecret(dataDir, 'admin-key', randomKey(32));
-  // The master key is made on first start even before anything uses it, so that every key
-  // derived from it later is stable across restarts.
-  if (process.env.CUSTODIAN_MASTER_KEY) parseMasterKey(process.env.CUSTODIAN_MASTER_KEY);
-  else loadOrCreateSecret(dataDir, 'master-key', () => randomBytes(32).toString('base64'));
+  const masterKey = loadMasterKey(dataDir);
 
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line }));
   const service = await startService({
     databaseUrl: db.url,
     adminKey: admin.value,
+    masterKey,
     port,
     testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',
     logger,

@@ -1,8 +1,9 @@
 import { makeRegistry } from './schema.ts';
 import { tenantEventSchemas, type TenantEvent } from '../tenants/events.ts';
 import { jobEventSchemas, type JobEvent } from '../jobs/events.ts';
+import { recordEventSchemas, type RecordEvent } from '../records/events.ts';
 
-export type DomainEvent = TenantEvent | JobEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
-export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas]);
+export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas, ...recordEventSchemas]);

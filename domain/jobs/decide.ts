@@ -4,6 +4,7 @@ import { canonicalJson, sha256Hex } from '../shared/hash.ts';
 import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import type { TenantState } from '../tenants/state.ts';
 import type { JobEvent } from './events.ts';
+import type { JobStreamEvent } from './state.ts';
 import { purposeOfInput } from './purpose.ts';
 import { callScope, startScopes } from './scopes.ts';
 import { evolveJob, initialJobState, jobView, type JobState } from './state.ts';
@@ -185,7 +186,7 @@ export const decideJob = (c: JobCommand, s: JobState): Decision => {
   }
 };
 
-export const jobDecider: Decider<JobCommand, JobEvent, JobState> = {
+export const jobDecider: Decider<JobCommand, JobStreamEvent, JobState> = {
   initialState: initialJobState,
   evolve: evolveJob,
   decide: decideJob,

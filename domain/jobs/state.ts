@@ -1,4 +1,8 @@
+import type { RecordEvent } from '../records/events.ts';
 import type { JobEvent, JobStartedData } from './events.ts';
+
+/** Everything a job stream holds: the job's own events, and its reads and label joins. */
+export type JobStreamEvent = JobEvent | Exclude<RecordEvent, { type: 'RecordVersionWritten' }>;
 
 export type JobStatus = 'running' | 'ended' | 'stopped';
 
@@ -25,7 +29,7 @@ export type JobState =
 
 export const initialJobState = (): JobState => ({ exists: false });
 
-export const evolveJob = (state: JobState, event: JobEvent): JobState => {
+export const evolveJob = (state: JobState, event: JobStreamEvent): JobState => {
   switch (event.type) {
     case 'JobStarted':
       return { exists: true, status: 'running', start: event.data, ended_ms: null, calls: {}, steps: {} };
@@ -42,6 +46,13 @@ export const evolveJob = (state: JobState, event: JobEvent): JobState => {
       const call = state.calls[event.data.call];
       return call ? { ...state, calls: { ...state.calls, [call.call]: { ...call, ended: true } } } : state;
     }
+    case 'LabelsJoined': {
+      if (!state.exists || event.data.run !== state.start.run) return state;
+      const labels = [...new Set([...state.start.labels, ...event.data.labels])].sort();
+      return { ...state, start: { ...state.start, labels } };
+    }
+    case 'RecordsRead':
+      return state;
   }
 };
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { startService, type Service } from '../../adapters/service.ts';
 import { freshDatabase } from './database.ts';
 
@@ -12,7 +13,7 @@ export interface TestService extends Service {
 /** The whole service, in process, on a free port and its own fresh database. */
 export const startTestService = async (options: { testClock?: boolean } = {}): Promise<TestService> => {
   const db = await freshDatabase();
-  const service = await startService({ databaseUrl: db.url, adminKey: ADMIN_KEY, port: 0, testClock: options.testClock ?? false });
+  const service = await startService({ databaseUrl: db.url, adminKey: ADMIN_KEY, masterKey: randomBytes(32), port: 0, testClock: options.testClock ?? false });
   return {
     ...service,
     async admin(method, path, body, headers = {}) {

@@ -13,6 +13,9 @@ import { postgresReadModelStore } from '../../../adapters/postgres/read-model-st
 import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { allProjections } from '../../../projections/all.ts';
+import type { Projection } from '../../../projections/projection.ts';
+import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
+import { randomBytes } from 'node:crypto';
 import { createProjectionRunner, ensureProjectionSchemas, rebuildProjection } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 
@@ -23,9 +26,12 @@ const ok = <T>(r: E.Either<unknown, T>): T => {
 };
 
 /** Every read model's rows, in key order: what "the same read model" means here. */
+const masterKey = randomBytes(32);
+let projections: readonly Projection[] = [];
+
 const dump = async (db: ReadModelStore) => {
   const out: Record<string, unknown[]> = {};
-  for (const p of allProjections)
+  for (const p of projections)
     for (const table of p.tables) out[table] = (await db.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3`)).rows;
   return out;
 };
@@ -47,7 +53,7 @@ const seed = async (store: EventStore, jobs: number) => {
 
 const runWorker = (url: string, batchSize: number, pauseMs: number, killAfterLines: number | null) =>
   new Promise<{ lines: string[]; killed: boolean }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures/worker.ts'), url, String(batchSize), String(pauseMs)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures/worker.ts'), url, String(batchSize), String(pauseMs), masterKey.toString('base64')], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const lines: string[] = [];
@@ -74,7 +80,8 @@ describe('projection runner (postgres)', () => {
     pool = createPool(db.url, 10);
     store = await postgresEventStore(pool);
     models = postgresReadModelStore(pool);
-    await ensureProjectionSchemas(models, allProjections);
+    projections = allProjections({ sealer: await postgresKeystore(pool, masterKey) });
+    await ensureProjectionSchemas(models, projections);
     await seed(store, 40);
   });
   afterAll(async () => {
@@ -100,7 +107,7 @@ describe('projection runner (postgres)', () => {
     expect(last.lines.at(-1)).toBe('done');
     const resumed = await dump(models);
 
-    for (const p of allProjections) await rebuildProjection(store, models, p);
+    for (const p of projections) await rebuildProjection(store, models, p);
     expect(await dump(models)).toEqual(resumed);
 
     // calls_minted is a counter: a batch applied twice would show here.
@@ -108,11 +115,11 @@ describe('projection runner (postgres)', () => {
     expect(jobs).toHaveLength(40);
     expect(jobs.every((j) => j.calls_minted === 3)).toBe(true);
     const { rows: checkpoints } = await models.query<{ position: number }>('SELECT position FROM custodian_checkpoints');
-    expect(checkpoints.map((c) => Number(c.position))).toEqual(allProjections.map(() => head));
+    expect(checkpoints.map((c) => Number(c.position))).toEqual(projections.map(() => head));
   });
 
   it('an in-process runner catches up, answers waitFor, and follows new events', async () => {
-    const runner = createProjectionRunner(store, models, allProjections, { batchSize: 50, pollMs: 50 });
+    const runner = createProjectionRunner(store, models, projections, { batchSize: 50, pollMs: 50 });
     runner.start();
     const runtime = jobCommands(store, systemClock);
     const started = ok(await runtime.start('acme', 'late', { agent: 'scribe', plugin: 'notes', subject: 'late' }));
@@ -124,7 +131,7 @@ describe('projection runner (postgres)', () => {
 
   it('rebuild reports progress up to the head', async () => {
     const seen: [number, number][] = [];
-    const position = await rebuildProjection(store, models, allProjections[1]!, (done, total) => seen.push([done, total]), 100);
+    const position = await rebuildProjection(store, models, projections[1]!, (done, total) => seen.push([done, total]), 100);
     const head = await store.headPosition();
     expect(position).toBe(head);
     expect(seen.at(-1)).toEqual([head, head]);

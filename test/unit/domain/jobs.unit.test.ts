@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../../../domain/jobs/decide.ts';
-import type { JobEvent } from '../../../domain/jobs/events.ts';
+import type { JobStreamEvent as JobEvent } from '../../../domain/jobs/state.ts';
 import { purposeOfInput } from '../../../domain/jobs/purpose.ts';
 import { fold } from '../../../domain/shared/decider.ts';
 import { tenantDecider } from '../../../domain/tenants/decide.ts';

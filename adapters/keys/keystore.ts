@@ -1,0 +1,148 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Sealed } from '../../domain/records/events.ts';
+import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
+import { migrate } from '../postgres/migrate.ts';
+import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
+
+/**
+ * The keystore: a mutable table beside the log, never in it. A data key per record and
+ * owner, wrapped by the tenant key (HKDF from the master key) or, for a data subject's job,
+ * by that subject's key, itself wrapped by the tenant key. Deleting a wrapped key shreds
+ * everything sealed under it.
+ */
+const migrations = [
+  {
+    id: 'keystore-001',
+    sql: `
+      CREATE TABLE custodian_subject_keys (
+        tenant text NOT NULL,
+        subject text NOT NULL,
+        wrapped bytea NOT NULL,
+        PRIMARY KEY (tenant, subject)
+      );
+      CREATE TABLE custodian_data_keys (
+        key_id uuid PRIMARY KEY,
+        tenant text NOT NULL,
+        plugin text NOT NULL,
+        scope text NOT NULL,
+        record_key text NOT NULL,
+        owner text NOT NULL,
+        wrapped bytea NOT NULL,
+        UNIQUE (tenant, plugin, scope, record_key, owner)
+      );`,
+  },
+];
+
+
+/** A bounded cache of unwrapped data keys: least recently used goes first. */
+class KeyCache {
+  private readonly entries = new Map<string, Buffer>();
+  constructor(private readonly max: number) {}
+  get(id: string) {
+    const k = this.entries.get(id);
+    if (k) {
+      this.entries.delete(id);
+      this.entries.set(id, k);
+    }
+    return k;
+  }
+  set(id: string, key: Buffer) {
+    this.entries.set(id, key);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+  delete(id: string) {
+    this.entries.delete(id);
+  }
+  get size() {
+    return this.entries.size;
+  }
+}
+
+const aadOf = (c: SealContext, field: SealedField) => ['custodian', field, c.tenant, c.plugin, c.scope, c.key, String(c.version)].join('\n');
+const ownerOf = (c: Pick<SealContext, 'data_subject'>) => (c.data_subject === null ? 'tenant' : `subject:${c.data_subject}`);
+
+export interface Keystore extends Sealer {
+  readonly cachedKeys: () => number;
+}
+
+export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSize = 10_000): Promise<Keystore> => {
+  await migrate(pool, migrations);
+  const cache = new KeyCache(cacheSize);
+  const tenantKeys = new Map<string, Buffer>();
+  const tenantKek = (tenant: string) => {
+    let k = tenantKeys.get(tenant);
+    if (!k) tenantKeys.set(tenant, (k = deriveKey(masterKey, `tenant:${tenant}:kek`)));
+    return k;
+  };
+  const dedupeKeys = new Map<string, Buffer>();
+
+  const subjectKek = async (tenant: string, subject: string, create: boolean): Promise<Buffer | null> => {
+    const aad = `subject\n${tenant}\n${subject}`;
+    if (create) {
+      const fresh = randomBytes(32);
+      await pool.query('INSERT INTO custodian_subject_keys (tenant, subject, wrapped) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+        tenant, subject, wrapKey(tenantKek(tenant), fresh, aad),
+      ]);
+    }
+    const { rows } = await pool.query<{ wrapped: Buffer }>('SELECT wrapped FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
+    return rows[0] ? unwrapKey(tenantKek(tenant), rows[0].wrapped, aad) : null;
+  };
+
+  const kekFor = (tenant: string, owner: string, create: boolean) =>
+    owner === 'tenant' ? Promise.resolve(tenantKek(tenant)) : subjectKek(tenant, owner.slice('subject:'.length), create);
+
+  /** The record's data key for this owner, made on first use; concurrent first uses agree. */
+  const dataKeyFor = async (c: SealContext): Promise<{ id: string; key: Buffer }> => {
+    const owner = ownerOf(c);
+    const kek = (await kekFor(c.tenant, owner, true))!;
+    const id = randomUUID();
+    await pool.query(
+      `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (tenant, plugin, scope, record_key, owner) DO NOTHING`,
+      [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, randomBytes(32), `data\n${id}`)],
+    );
+    const { rows } = await pool.query<{ key_id: string; wrapped: Buffer }>(
+      'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
+      [c.tenant, c.plugin, c.scope, c.key, owner],
+    );
+    const row = rows[0]!;
+    const cached = cache.get(row.key_id);
+    if (cached) return { id: row.key_id, key: cached };
+    const key = unwrapKey(kek, row.wrapped, `data\n${row.key_id}`);
+    cache.set(row.key_id, key);
+    return { id: row.key_id, key };
+  };
+
+  const dataKeyById = async (id: string): Promise<Buffer | null> => {
+    const cached = cache.get(id);
+    if (cached) return cached;
+    const { rows } = await pool.query<{ tenant: string; owner: string; wrapped: Buffer }>('SELECT tenant, owner, wrapped FROM custodian_data_keys WHERE key_id = $1', [id]);
+    const row = rows[0];
+    if (!row) return null;
+    const kek = await kekFor(row.tenant, row.owner, false);
+    if (!kek) return null;
+    const key = unwrapKey(kek, row.wrapped, `data\n${id}`);
+    cache.set(id, key);
+    return key;
+  };
+
+  return {
+    async seal(c, field, plaintext): Promise<Sealed> {
+      const { id, key } = await dataKeyFor(c);
+      const { nonce, ciphertext } = aesGcmSeal(key, Buffer.from(plaintext, 'utf8'), aadOf(c, field));
+      return { k: id, n: nonce.toString('base64'), c: ciphertext.toString('base64') };
+    },
+    async open(c, field, sealed) {
+      const key = await dataKeyById(sealed.k);
+      if (!key) return null;
+      return aesGcmOpen(key, Buffer.from(sealed.n, 'base64'), Buffer.from(sealed.c, 'base64'), aadOf(c, field)).toString('utf8');
+    },
+    dedupeDigest(tenant, text) {
+      let k = dedupeKeys.get(tenant);
+      if (!k) dedupeKeys.set(tenant, (k = deriveKey(masterKey, `tenant:${tenant}:dedupe`)));
+      return hmacHex(k, text);
+    },
+    cachedKeys: () => cache.size,
+  };
+};

@@ -1,0 +1,23 @@
+import type { Sealed } from '../records/events.ts';
+
+/** Where a sealed value belongs: the additional data that binds it to its record version. */
+export interface SealContext {
+  readonly tenant: string;
+  readonly plugin: string;
+  readonly scope: string;
+  readonly key: string;
+  readonly version: number;
+  /** The data subject whose key wraps the data key; null for the tenant key. */
+  readonly data_subject: string | null;
+}
+
+export type SealedField = 'body' | 'dedupe';
+
+/** Encryption of bodies and digests (SPEC §7 keys). Plaintext never reaches the log. */
+export interface Sealer {
+  seal(ctx: SealContext, field: SealedField, plaintext: string): Promise<Sealed>;
+  /** The plaintext, or null when its key was shredded (the value is gone for good). */
+  open(ctx: SealContext, field: SealedField, sealed: Sealed): Promise<string | null>;
+  /** The keyed digest of dedupe text (HMAC-SHA-256 with the tenant's dedupe key). */
+  dedupeDigest(tenant: string, text: string): string;
+}

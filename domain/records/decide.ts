@@ -1,0 +1,158 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { refusal, type Refusal } from '../shared/refusal.ts';
+import type { TenantSettings } from '../tenants/settings.ts';
+import type { Sealed } from './events.ts';
+import { DAY_MS, MAX_LIVE_PER_SCOPE } from './rules.ts';
+import { countsUnderCaps, isLive, newest, type OpenedRecordEvent, type ScopeState } from './state.ts';
+
+export interface Writer {
+  readonly job: string;
+  readonly run: number;
+  readonly call: string;
+  readonly step: number;
+  readonly agent: string;
+  readonly plugin: string;
+  readonly purpose: string;
+  readonly data_subject: string | null;
+  readonly labels: readonly string[];
+  readonly tainted: boolean;
+}
+
+/** A put that passed checks 1–4 (ticket, request count, shape, scope), with its body sealed. */
+export interface PutRecord {
+  readonly tenant: string;
+  readonly settings: TenantSettings;
+  readonly writer: Writer;
+  readonly request_key: string;
+  readonly scope: string;
+  readonly key: string;
+  readonly expect: number;
+  readonly kind: string;
+  readonly state: string;
+  readonly supersedes: string | null;
+  readonly ends_at: number | null;
+  readonly subject_kind: 'work' | 'person' | null;
+  readonly closed: boolean;
+  readonly body: Sealed;
+  readonly body_bytes: number;
+  readonly dedupe_digest: string | null;
+  readonly now: number;
+}
+
+const personMemoryOn = (settings: TenantSettings, w: Writer) =>
+  settings.person_memory.some((p) => p.purpose === w.purpose && (p.agent === w.agent || p.agent === `${w.plugin}/${w.agent}`));
+
+/** Check 9: a person write needs memory about people on for {agent, purpose} and an allowed scope. */
+const checkPeople = (c: PutRecord): Refusal | null => {
+  const w = c.writer;
+  if (!personMemoryOn(c.settings, w))
+    return refusal('person_off', {
+      reason: `memory about people is off for agent "${w.agent}" and purpose "${w.purpose}": the tenant must add {"agent": "${w.agent}", "purpose": "${w.purpose}"} to its person_memory setting`,
+    });
+  const own = `agent:${w.agent}`;
+  if (c.scope !== own && !c.settings.person_shared_scopes.includes(c.scope))
+    return refusal('person_scope', {
+      reason: `records about people go in the agent's own scope (${own}); to keep them in ${c.scope} the tenant must add "${c.scope}" to its person_shared_scopes setting`,
+    });
+  return null;
+};
+
+/** Check 10: the end this version gets, or the refusal. */
+const decideEnd = (c: PutRecord, currentEnd: number | undefined): E.Either<Refusal, number> => {
+  const max = c.now + c.settings.max_end_days * DAY_MS;
+  if (c.ends_at === null) return E.right(c.now + c.settings.default_end_days * DAY_MS);
+  if (c.ends_at <= c.now) return E.left(refusal('ends_at', { max_days: c.settings.max_end_days }));
+  if (c.ends_at > max) {
+    // Carrying the record's end forward stays allowed after the tenant lowered its longest end.
+    if (currentEnd !== undefined && c.ends_at <= currentEnd) return E.right(max);
+    return E.left(refusal('ends_at', { max_days: c.settings.max_end_days }));
+  }
+  return E.right(c.ends_at);
+};
+
+/** Check 11: another live record of the scope, of the job's purpose, with the same digest. */
+const findDuplicate = (s: ScopeState, c: PutRecord) => {
+  if (c.dedupe_digest === null) return null;
+  for (const [key, record] of s.records) {
+    if (key === c.key) continue;
+    const v = newest(record);
+    if (isLive(v, c.now) && v!.purpose === c.writer.purpose && v!.dedupe_digest === c.dedupe_digest) return { key, version: v!.version };
+  }
+  return null;
+};
+
+const liveCount = (s: ScopeState, now: number) => {
+  let n = 0;
+  for (const r of s.records.values()) if (isLive(newest(r), now)) n++;
+  return n;
+};
+
+/** Check 12: caps on records and bytes per plugin and scope, and the fixed live-record bound. */
+const checkCaps = (s: ScopeState, c: PutRecord, ends_at: number): Refusal | null => {
+  const before = newest(s.records.get(c.key));
+  const countedBefore = countsUnderCaps(before);
+  const countsAfter = c.state !== 'deleted';
+  const counted = s.counted - (countedBefore ? 1 : 0) + (countsAfter ? 1 : 0);
+  if (counted > s.counted && counted > c.settings.caps.records) return refusal('full', { cap: 'records', limit: c.settings.caps.records });
+  const bytes = s.bytes - (countedBefore ? before!.body_bytes : 0) + (countsAfter ? c.body_bytes : 0);
+  if (bytes > s.bytes && bytes > c.settings.caps.bytes) return refusal('full', { cap: 'bytes', limit: c.settings.caps.bytes });
+  const liveAfter = countsAfter && !c.closed && ends_at > c.now;
+  if (liveAfter && !isLive(before, c.now) && liveCount(s, c.now) >= MAX_LIVE_PER_SCOPE)
+    return refusal('full', { cap: 'records', limit: MAX_LIVE_PER_SCOPE });
+  return null;
+};
+
+/**
+ * Checks 5–12 of SPEC §4, in that order; the first that fails answers. An idempotent retry
+ * (check 5) decides nothing new: the handler answers the first write from the state.
+ */
+export const decidePut = (c: PutRecord, s: ScopeState): E.Either<Refusal, readonly OpenedRecordEvent[]> => {
+  if (s.requests.has(c.request_key)) return E.right([]);
+  const record = s.records.get(c.key);
+  const current = newest(record);
+  const currentVersion = current?.version ?? 0;
+  if (c.expect !== currentVersion) return E.left(refusal('stale', { current: currentVersion }));
+  if (current && current.purpose !== c.writer.purpose) return E.left(refusal('purpose'));
+  if (!current && c.closed) return E.left(refusal('closed'));
+  const person = c.writer.data_subject !== null || c.subject_kind === 'person' || (record?.everPerson ?? false);
+  if (person) {
+    const refused = checkPeople(c);
+    if (refused) return E.left(refused);
+  }
+  const end = decideEnd(c, current?.ends_at);
+  if (E.isLeft(end)) return end;
+  const duplicate = findDuplicate(s, c);
+  if (duplicate) return E.left(refusal('duplicate', duplicate));
+  const full = checkCaps(s, c, end.right);
+  if (full) return E.left(full);
+
+  const w = c.writer;
+  return E.right([
+    {
+      type: 'RecordVersionWritten',
+      data: {
+        tenant: c.tenant,
+        plugin: w.plugin,
+        scope: c.scope,
+        key: c.key,
+        version: currentVersion + 1,
+        body: c.body,
+        body_bytes: c.body_bytes,
+        kind: c.kind,
+        state: c.state,
+        supersedes: c.supersedes,
+        ends_at: end.right,
+        subject_kind: person ? 'person' : 'work',
+        closed: c.closed,
+        purpose: w.purpose,
+        labels: [...w.labels],
+        created_ms: c.now,
+        writer: { job: w.job, run: w.run, call: w.call, step: w.step, agent: w.agent, plugin: w.plugin, tainted: w.tainted },
+        data_subject: w.data_subject,
+        request_key: c.request_key,
+        dedupe: null,
+        dedupe_digest: c.dedupe_digest,
+      },
+    },
+  ]);
+};

@@ -1,0 +1,18 @@
+/** SPEC §4 bounds: the numbers the records API never lets a tenant change. */
+export const MAX_REQUESTS_PER_CALL = 64;
+export const MAX_BODY_BYTES = 16 * 1024;
+export const MAX_LIVE_PER_SCOPE = 20_000;
+export const MAX_LIST_LIMIT = 200;
+export const DEFAULT_LIST_LIMIT = 50;
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const RECORD_KEY = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
+export const RECORD_SCOPE = /^(tenant|project:[A-Za-z0-9._:@/+=-]{1,200}|agent:[A-Za-z0-9._:@/+=-]{1,200})$/;
+
+export type ScopeKind = 'tenant' | 'project' | 'agent';
+export const scopeKind = (scope: string): ScopeKind => (scope === 'tenant' ? 'tenant' : (scope.split(':')[0] as ScopeKind));
+
+export const recordsStream = (tenant: string, plugin: string, scope: string) => `records:${tenant}:${plugin}:${scope}`;
+
+/** The request key of SPEC §4 check 5: the call's idempotency key and the request's index in the call. */
+export const requestKey = (idempotencyKey: string, index: number) => `${idempotencyKey}#${index}`;
