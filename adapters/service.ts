@@ -3,6 +3,10 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
 import { tenantCommands } from '../commands/tenants.ts';
+import { recordCommands } from '../commands/records.ts';
+import { readAudit } from '../commands/read-audit.ts';
+import { recordQueries } from '../queries/records.ts';
+import { postgresRequestCounter } from './postgres/call-requests.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { allProjections } from '../projections/all.ts';
@@ -59,6 +63,15 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       publicUrl: () => url,
+      records: {
+        db,
+        counter: await postgresRequestCounter(pool),
+        records: recordCommands({ store, db, sealer: keystore, clock }),
+        queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
+        audit: readAudit(store, clock),
+        runner,
+        clock,
+      },
     },
     o.logger,
   );

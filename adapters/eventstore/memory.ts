@@ -32,8 +32,8 @@ export const memoryEventStore = (): EventStore => {
       if (events.length > 0) appended.emit('append');
       return E.right({ nextExpectedRevision: list.length - 1, position: all.length });
     },
-    async readStream(stream) {
-      return [...(streams.get(stream) ?? [])];
+    async readStream(stream, fromRevision = 0) {
+      return (streams.get(stream) ?? []).slice(fromRevision);
     },
     async readAll(after, options) {
       return all.slice(Math.max(0, after), options?.limit === undefined ? undefined : Math.max(0, after) + options.limit);

@@ -139,8 +139,8 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
         tx.release();
       }
     },
-    async readStream(stream) {
-      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 ORDER BY revision`, [stream]);
+    async readStream(stream, fromRevision = 0) {
+      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]);
       return rows.map(toRecorded);
     },
     async readAll(after, options) {

@@ -4,6 +4,7 @@ import type { ReadModelStore } from '../../domain/ports/read-model.ts';
 import type { EventStore } from '../../domain/ports/event-store.ts';
 import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { TestClock } from '../clock/system.ts';
+import type { RecordsDeps } from './routes/records.ts';
 
 export interface HttpDeps {
   readonly store: EventStore;
@@ -16,4 +17,5 @@ export interface HttpDeps {
   readonly testClock: TestClock | null;
   /** Where callers reach this server, for the records URL in a call's _meta. */
   readonly publicUrl: () => string;
+  readonly records: RecordsDeps;
 }

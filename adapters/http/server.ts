@@ -7,6 +7,7 @@ import { adminKeyMatches } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
 import { refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { MALFORMED_JSON, recordsRoutes } from './routes/records.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
@@ -27,6 +28,8 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
     try {
       done(null, JSON.parse(text));
     } catch {
+      // The records API checks its ticket before the shape, so bad JSON waits its turn there.
+      if (_req.url.split('?')[0] === '/v1/records') return done(null, MALFORMED_JSON);
       const error = Object.assign(new Error('body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON' });
       done(error, undefined);
     }
@@ -64,6 +67,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
 
   tenantRoutes(app, deps);
   jobRoutes(app, deps);
+  recordsRoutes(app, deps.records);
   systemRoutes(app, deps, metrics);
   await app.ready();
   return app;

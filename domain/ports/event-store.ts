@@ -56,8 +56,8 @@ export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
 export interface EventStore {
   readonly name: string;
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Either<WrongExpectedRevision, Appended>>;
-  /** The stream's events in revision order; [] for a stream that does not exist. */
-  readStream(stream: string): Promise<readonly RecordedEvent[]>;
+  /** The stream's events in revision order from `fromRevision` (default 0); [] for a stream that does not exist. */
+  readStream(stream: string, fromRevision?: number): Promise<readonly RecordedEvent[]>;
   /** Committed events with position > `after`, in position order, none ever skipped. */
   readAll(after: number, options?: ReadOptions): Promise<readonly RecordedEvent[]>;
   /** Calls `handler` once per event after `after`, in order, now and as events commit. */

@@ -123,6 +123,13 @@ describe.each([memoryAdapter(), postgresAdapter()])('event store contract: $name
     expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1, 2]);
   });
 
+  it('reads a stream from a revision', async () => {
+    const s = stream();
+    await store.append(s, [ev(), ev(), ev()], 'no_stream');
+    expect((await store.readStream(s, 1)).map((e) => e.revision)).toEqual([1, 2]);
+    expect(await store.readStream(s, 3)).toEqual([]);
+  });
+
   it('reads an unknown stream as empty', async () => {
     expect(await store.readStream(stream())).toEqual([]);
   });

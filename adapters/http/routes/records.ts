@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import * as E from 'fp-ts/lib/Either.js';
+import type { z } from 'zod';
+import type { RecordCommands } from '../../../commands/records.ts';
+import type { Clock } from '../../../domain/ports/clock.ts';
+import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
+import type { RequestCounter } from '../../../domain/ports/request-counter.ts';
+import { MAX_BODY_BYTES, MAX_REQUESTS_PER_CALL } from '../../../domain/records/rules.ts';
+import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import type { ProjectionRunner } from '../../../projections/runner.ts';
+import { callContext, type CallContext } from '../../../queries/call-context.ts';
+import type { RecordQueries, Shown } from '../../../queries/records.ts';
+import { RecordsRequest } from '../records-schemas.ts';
+import { statusOf } from '../status.ts';
+
+export const MALFORMED_JSON = Symbol('malformed JSON');
+
+export interface RecordsDeps {
+  readonly db: ReadModelStore;
+  readonly counter: RequestCounter;
+  readonly records: RecordCommands;
+  readonly queries: RecordQueries;
+  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number>;
+  readonly runner: ProjectionRunner;
+  readonly clock: Clock;
+}
+
+const invalidOf = (error: z.ZodError): Refusal => {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys') return refusal('invalid', { field: [...path, issue.keys[0]].join('.'), reason: 'unknown field' });
+  if (issue.code === 'invalid_union' && path.length === 0) return refusal('invalid', { field: 'op', reason: 'op is put, get, history or list' });
+  return refusal('invalid', { field: path.join('.') || 'body', reason: issue.message });
+};
+
+/**
+ * POST /v1/records: checks 1–3 (ticket and fence, request count, shape) for every op, in
+ * that order, then the op. Every answer, refusal or not, names the job's purpose.
+ */
+export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
+  const send = (reply: FastifyReply, purpose: string, result: E.Either<Refusal, object>) =>
+    E.isLeft(result)
+      ? reply.code(statusOf(result.left)).send({ ...result.left, job_purpose: purpose })
+      : reply.code(200).send({ ...result.right, job_purpose: purpose });
+
+  app.post('/v1/records', { schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' } }, async (req, reply) => {
+    const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const ctx = ticket ? await callContext(deps.db, ticket) : null;
+    if (!ctx) return send(reply, '', E.left(refusal('ticket')));
+    if (ctx.expires_ms <= deps.clock.now()) return send(reply, ctx.purpose, E.left(refusal('revoked')));
+
+    const index = await deps.counter.next(ctx.call);
+    if (index > MAX_REQUESTS_PER_CALL) return send(reply, ctx.purpose, E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })));
+
+    if (req.body === MALFORMED_JSON) return send(reply, ctx.purpose, E.left(refusal('invalid', { field: 'body', reason: 'body is not valid JSON' })));
+    const parsed = RecordsRequest.safeParse(req.body);
+    if (!parsed.success) return send(reply, ctx.purpose, E.left(invalidOf(parsed.error)));
+    const request = parsed.data;
+
+    switch (request.op) {
+      case 'put': {
+        const bytes = Buffer.byteLength(JSON.stringify(request.body));
+        if (bytes > MAX_BODY_BYTES)
+          return send(reply, ctx.purpose, E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` })));
+        const written = await deps.records.put(ctx, index, request);
+        if (E.isRight(written) && written.right.position !== null) await deps.runner.waitFor(written.right.position);
+        return send(reply, ctx.purpose, E.map(({ version, scope, key }: { version: number; scope: string; key: string }) => ({ version, scope, key }))(written));
+      }
+      case 'get':
+      case 'history':
+      case 'list': {
+        const read =
+          request.op === 'get'
+            ? await deps.queries.get(ctx, request.scope, request.record_key, request.version ?? 0)
+            : request.op === 'history'
+              ? await deps.queries.history(ctx, request.scope, request.record_key)
+              : await deps.queries.list(ctx, request.list ?? {});
+        const position = await deps.audit(ctx, request.op, read.shown);
+        // Joined labels must be on the job before this call's next request is checked.
+        await deps.runner.waitFor(position);
+        return send(reply, ctx.purpose, E.right(read.answer));
+      }
+    }
+  });
+};

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import { eventRegistry } from '../domain/events/registry.ts';
+import type { Clock } from '../domain/ports/clock.ts';
+import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.ts';
+import type { Sql } from '../domain/ports/read-model.ts';
+import type { Sealer } from '../domain/ports/sealer.ts';
+import { decidePut } from '../domain/records/decide.ts';
+import { MEMORY_TAINT, agentMayUse } from '../domain/records/visibility.ts';
+import { recordsStream, requestKey, scopeKind } from '../domain/records/rules.ts';
+import { evolveScope, initialScopeState, type OpenedRecordEvent, type ScopeState } from '../domain/records/state.ts';
+import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import type { CallContext } from '../queries/call-context.ts';
+
+export interface PutRequest {
+  readonly scope: string;
+  readonly record_key: string;
+  readonly body: Record<string, unknown>;
+  readonly expect: number;
+  readonly kind?: string | undefined;
+  readonly state?: string | undefined;
+  readonly dedupe?: string | undefined;
+  readonly supersedes?: string | undefined;
+  readonly ends_at?: number | undefined;
+  readonly subject_kind?: 'work' | 'person' | undefined;
+  readonly closed?: boolean | undefined;
+}
+
+export interface Written {
+  readonly version: number;
+  readonly scope: string;
+  readonly key: string;
+  readonly position: number | null;
+}
+
+interface Cached {
+  state: ScopeState;
+  revision: ExpectedRevision;
+}
+
+const MAX_ATTEMPTS = 20;
+const CACHED_STREAMS = 512;
+
+/**
+ * Puts go through one stream per (tenant, plugin, scope): the consistency boundary inside
+ * which stale, dedupe, caps and idempotency are decided exactly. Scope states are cached and
+ * caught up from their last revision; one put per stream runs at a time in this process, and
+ * the expected revision settles races with other processes.
+ */
+export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock }) => {
+  const { store, db, sealer, clock } = deps;
+  const cache = new Map<string, Cached>();
+  const locks = new Map<string, Promise<unknown>>();
+
+  const exclusive = <T>(stream: string, work: () => Promise<T>): Promise<T> => {
+    const previous = locks.get(stream) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => undefined);
+    locks.set(stream, tail);
+    void tail.then(() => {
+      if (locks.get(stream) === tail) locks.delete(stream);
+    });
+    return run;
+  };
+
+  /** Opens the sealed digest of each version so the decider can compare digests. */
+  const open = async (recorded: Awaited<ReturnType<EventStore['readStream']>>[number]): Promise<OpenedRecordEvent> => {
+    const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
+    if (E.isLeft(decoded) || decoded.right.type !== 'RecordVersionWritten') throw new Error(`records stream ${recorded.stream}: unexpected ${recorded.type}`);
+    const d = decoded.right.data;
+    const digest = d.dedupe === null ? null : await sealer.open(d, 'dedupe', d.dedupe);
+    return { type: 'RecordVersionWritten', data: { ...d, dedupe_digest: digest } };
+  };
+
+  const load = async (stream: string): Promise<Cached> => {
+    let entry = cache.get(stream);
+    if (!entry) entry = { state: initialScopeState(), revision: 'no_stream' };
+    const from = entry.revision === 'no_stream' ? 0 : (entry.revision as number) + 1;
+    for (const r of await store.readStream(stream, from)) {
+      entry.state = evolveScope(entry.state, await open(r));
+      entry.revision = r.revision;
+    }
+    cache.delete(stream);
+    cache.set(stream, entry);
+    if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!);
+    return entry;
+  };
+
+  const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
+    // Check 4: the plugin declared the scope's kind; an agent scope belongs to its agent.
+    if (!ctx.plugin_scopes.includes(scopeKind(req.scope)) || !agentMayUse(ctx, req.scope)) return E.left(refusal('scope'));
+    const rk = requestKey(ctx.idempotency_key, index);
+    // Check 5 across scopes: a retry that names another scope or key still answers its first write.
+    const { rows: prior } = await db.query<{ scope: string; key: string; version: number }>(
+      'SELECT scope, key, version FROM rm_request_keys WHERE tenant = $1 AND request_key = $2',
+      [ctx.tenant, rk],
+    );
+    if (prior[0]) return E.right({ ...prior[0], position: null });
+
+    const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
+    const version = req.expect + 1;
+    const sealContext = { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject };
+    const bodyText = JSON.stringify(req.body);
+    const body = await sealer.seal(sealContext, 'body', bodyText);
+    const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
+
+    return exclusive(stream, async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const entry = await load(stream);
+        const decision = decidePut(
+          {
+            tenant: ctx.tenant,
+            settings: ctx.settings,
+            writer: {
+              job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,
+              purpose: ctx.purpose, data_subject: ctx.data_subject, labels: ctx.labels, tainted: ctx.labels.includes(MEMORY_TAINT),
+            },
+            request_key: rk,
+            scope: req.scope,
+            key: req.record_key,
+            expect: req.expect,
+            kind: req.kind ?? 'note',
+            state: req.state ?? 'active',
+            supersedes: req.supersedes ?? null,
+            ends_at: req.ends_at ?? null,
+            subject_kind: req.subject_kind ?? null,
+            closed: req.closed ?? false,
+            body,
+            body_bytes: Buffer.byteLength(bodyText),
+            dedupe_digest: digest,
+            now: clock.now(),
+          },
+          entry.state,
+        );
+        if (E.isLeft(decision)) return decision;
+        if (decision.right.length === 0) {
+          const first = entry.state.requests.get(rk)!;
+          return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
+        }
+        const events = decision.right;
+        const stored = await Promise.all(
+          events.map(async ({ data: { dedupe_digest, ...data } }) => ({
+            event_id: randomUUID(),
+            ...eventRegistry.encode({
+              type: 'RecordVersionWritten',
+              data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal({ ...sealContext, version: data.version }, 'dedupe', dedupe_digest) },
+            }),
+            metadata: { tenant: ctx.tenant, causation_id: ctx.call, correlation_id: ctx.job },
+          })),
+        );
+        const appended = await store.append(stream, stored, entry.revision);
+        if (E.isLeft(appended)) continue;
+        for (const e of events) entry.state = evolveScope(entry.state, e);
+        entry.revision = appended.right.nextExpectedRevision;
+        const written = events.at(-1)!.data;
+        return E.right({ version: written.version, scope: written.scope, key: written.key, position: appended.right.position });
+      }
+      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+    });
+  };
+
+  return { put };
+};
+
+export type RecordCommands = ReturnType<typeof recordCommands>;

@@ -1,0 +1,55 @@
+import type { TestService } from './service.ts';
+
+export interface Caller {
+  readonly ticket: string;
+  readonly call: string;
+  readonly job: string;
+  readonly idempotencyKey: string;
+  /** POST /v1/records with this call's ticket. */
+  rec(body: unknown): Promise<{ status: number; body: any }>;
+}
+
+let jobs = 0;
+
+/** Starts a job (or reuses `job`) and mints a call of `fn`; answers a caller holding its ticket. */
+export const caller = async (
+  svc: TestService,
+  tenant: string,
+  opts: { job?: string; agent?: string; plugin?: string; fn?: string; input?: unknown; purpose?: string; data_subject?: string; labels?: string[]; step?: number; startup?: boolean } = {},
+): Promise<Caller> => {
+  const job = opts.job ?? `job-${++jobs}-${Date.now()}`;
+  const start = {
+    id: job,
+    agent: opts.agent ?? 'scribe',
+    plugin: opts.plugin ?? 'notes',
+    subject: 's',
+    ...(opts.purpose !== undefined ? { purpose: opts.purpose } : { input: opts.input ?? 'default input' }),
+    ...(opts.data_subject ? { data_subject: opts.data_subject } : {}),
+    ...(opts.labels ? { labels: opts.labels } : {}),
+  };
+  const started = await svc.admin('POST', `/v1/tenants/${tenant}/jobs`, start);
+  if (started.status >= 300) throw new Error(`job start: ${JSON.stringify(started.body)}`);
+  const minted = await svc.admin('POST', `/v1/tenants/${tenant}/jobs/${job}/calls`, {
+    function: opts.fn ?? 'save',
+    ...(opts.step ? { step: opts.step } : {}),
+    ...(opts.startup ? { startup: true } : {}),
+  });
+  if (minted.status !== 201) throw new Error(`mint: ${JSON.stringify(minted.body)}`);
+  const ticket: string = minted.body._meta['oz0/records'].ticket;
+  return {
+    ticket,
+    call: minted.body.call.id,
+    job,
+    idempotencyKey: minted.body._meta['oz0/idempotency_key'],
+    rec: (body) => records(svc, ticket, body),
+  };
+};
+
+export const records = async (svc: TestService, ticket: string, body: unknown) => {
+  const res = await fetch(`${svc.url}/v1/records`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ticket}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+};
