@@ -151,14 +151,18 @@ describe.each([memoryAdapter(), postgresAdapter()])('event store contract: $name
     await store.append(a, [ev()], 'no_stream');
     await store.append(b, [ev(), ev()], 'no_stream');
     await store.append(a, [ev()], 0);
-    const all = await store.readAll(head);
+    // The head a reader may see can lag (another transaction on the server holds it back),
+    // so events of earlier tests may follow `head`: look at this test's streams.
+    const mine = (es: readonly RecordedEvent[]) => es.filter((e) => e.stream === a || e.stream === b);
+    const everything = await store.readAll(head);
+    const all = mine(everything);
     expect(all.map((e) => [e.stream, e.revision])).toEqual([[a, 0], [b, 0], [b, 1], [a, 1]]);
-    const positions = all.map((e) => e.position);
+    const positions = everything.map((e) => e.position);
     expect([...positions].sort((x, y) => x - y)).toEqual(positions);
     expect(new Set(positions).size).toBe(positions.length);
-    expect(await store.readAll(head, { limit: 2 })).toEqual(all.slice(0, 2));
-    expect(await store.readAll(all[1]!.position)).toEqual(all.slice(2));
-    expect(await store.headPosition()).toBe(all.at(-1)!.position);
+    expect(await store.readAll(head, { limit: 2 })).toEqual(everything.slice(0, 2));
+    expect(mine(await store.readAll(all[1]!.position))).toEqual(all.slice(2));
+    expect(await store.headPosition()).toBeGreaterThanOrEqual(all.at(-1)!.position);
   });
 
   it('lets exactly one of many concurrent appends with the same expected revision win', async () => {
