@@ -5,17 +5,26 @@ import { freshDatabase } from './database.ts';
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
 export interface TestService extends Service {
+  readonly databaseUrl: string;
+  readonly masterKey: Buffer;
   /** fetch against the service with the admin key and JSON, answering status and parsed body. */
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
 }
 
-/** The whole service, in process, on a free port and its own fresh database. */
-export const startTestService = async (options: { testClock?: boolean } = {}): Promise<TestService> => {
-  const db = await freshDatabase();
-  const service = await startService({ databaseUrl: db.url, adminKey: ADMIN_KEY, masterKey: randomBytes(32), port: 0, testClock: options.testClock ?? false });
+/**
+ * The whole service, in process, on a free port and its own fresh database — or, with
+ * `shareWith`, a second process-like instance on the same database and keys.
+ */
+export const startTestService = async (options: { testClock?: boolean; shareWith?: TestService } = {}): Promise<TestService> => {
+  const db = options.shareWith ? null : await freshDatabase();
+  const databaseUrl = options.shareWith?.databaseUrl ?? db!.url;
+  const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
+  const service = await startService({ databaseUrl, adminKey: ADMIN_KEY, masterKey, port: 0, testClock: options.testClock ?? false });
   return {
     ...service,
+    databaseUrl,
+    masterKey,
     async admin(method, path, body, headers = {}) {
       const res = await fetch(`${service.url}${path}`, {
         method,
@@ -33,7 +42,7 @@ export const startTestService = async (options: { testClock?: boolean } = {}): P
     },
     async stop() {
       await service.close();
-      await db.drop();
+      await db?.drop();
     },
   };
 };
