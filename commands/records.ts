@@ -110,6 +110,7 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
         const decision = decidePut(
           {
             tenant: ctx.tenant,
+            plugin: ctx.plugin,
             settings: ctx.settings,
             writer: {
               job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,

@@ -211,8 +211,8 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
         const tuple = values.map((_, i) => `$${first + i}`).join(', ');
         where.push(`(${sortKey.join(', ')}) ${dir === 'ASC' ? '>' : '<'} (${tuple})`);
       }
-      // Fetch a page at a time until `limit` are shown: withheld rows still move the cursor.
-      const batch = limit + 1;
+      // Enough rows that walls rarely cut a page short; withheld rows still move the cursor.
+      const batch = Math.max(limit + 1, 2 * limit + 100);
       const orderBy = sortKey.map((k) => `${k} ${dir}`).join(', ');
       const sql = `SELECT ${COLUMNS} FROM rm_records r
         JOIN LATERAL (SELECT * FROM rm_record_versions v WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key AND ${versionFilter}

@@ -21,6 +21,8 @@ export interface Writer {
 /** A put that passed checks 1–4 (ticket, request count, shape, scope), with its body sealed. */
 export interface PutRecord {
   readonly tenant: string;
+  /** The records namespace: the plugin whose function the call runs (not always the writer agent's). */
+  readonly plugin: string;
   readonly settings: TenantSettings;
   readonly writer: Writer;
   readonly request_key: string;
@@ -132,7 +134,7 @@ export const decidePut = (c: PutRecord, s: ScopeState): E.Either<Refusal, readon
       type: 'RecordVersionWritten',
       data: {
         tenant: c.tenant,
-        plugin: w.plugin,
+        plugin: c.plugin,
         scope: c.scope,
         key: c.key,
         version: currentVersion + 1,

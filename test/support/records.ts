@@ -15,7 +15,7 @@ let jobs = 0;
 export const caller = async (
   svc: TestService,
   tenant: string,
-  opts: { job?: string; agent?: string; plugin?: string; fn?: string; input?: unknown; purpose?: string; data_subject?: string; labels?: string[]; step?: number; startup?: boolean } = {},
+  opts: { start?: Record<string, unknown>; job?: string; agent?: string; plugin?: string; fn?: string; input?: unknown; purpose?: string; data_subject?: string; labels?: string[]; step?: number; startup?: boolean } = {},
 ): Promise<Caller> => {
   const job = opts.job ?? `job-${++jobs}-${Date.now()}`;
   const start = {
@@ -26,6 +26,7 @@ export const caller = async (
     ...(opts.purpose !== undefined ? { purpose: opts.purpose } : { input: opts.input ?? 'default input' }),
     ...(opts.data_subject ? { data_subject: opts.data_subject } : {}),
     ...(opts.labels ? { labels: opts.labels } : {}),
+    ...opts.start,
   };
   const started = await svc.admin('POST', `/v1/tenants/${tenant}/jobs`, start);
   if (started.status >= 300) throw new Error(`job start: ${JSON.stringify(started.body)}`);
