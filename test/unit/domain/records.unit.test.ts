@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { decidePut, type PutRecord } from '../../../domain/records/decide.ts';
+import { DAY_MS } from '../../../domain/records/rules.ts';
+import { countsUnderCaps, evolveScope, initialScopeState, newest, type OpenedRecordEvent, type ScopeState } from '../../../domain/records/state.ts';
+import { crossesWall, mayRead } from '../../../domain/records/visibility.ts';
+import { defaultSettings, type TenantSettings } from '../../../domain/tenants/settings.ts';
+
+const NOW = 1_000_000_000_000;
+const settings = (over: Partial<TenantSettings> = {}): TenantSettings => ({ ...defaultSettings(), ...over });
+let req = 0;
+const put = (over: Partial<PutRecord> = {}): PutRecord => ({
+  tenant: 't', plugin: 'notes', settings: settings(),
+  writer: { job: 'j', run: 1, call: 'c', step: 1, agent: 'scribe', plugin: 'notes', purpose: 'p', data_subject: null, labels: [], tainted: false },
+  request_key: `rk${++req}`, scope: 'tenant', key: 'k', expect: 0, kind: 'note', state: 'active', supersedes: null, ends_at: null,
+  subject_kind: null, closed: false, body: { k: 'key', n: 'n', c: 'c' }, body_bytes: 10, dedupe_digest: null, now: NOW, ...over,
+});
+
+/** Given the puts that were written, when one more is decided, then this. */
+const given = (puts: PutRecord[]) => {
+  const state = initialScopeState();
+  for (const p of puts) {
+    const d = decidePut(p, state);
+    if (E.isLeft(d)) throw new Error(`given put refused: ${JSON.stringify(d.left)}`);
+    d.right.forEach((e) => evolveScope(state, e));
+  }
+  return { state, when: (p: PutRecord) => decidePut(p, state) };
+};
+
+describe('records decider: checks 5–12 in order', () => {
+  it('writes version 1 of a new record with the defaults', () => {
+    const then = given([]).when(put());
+    expect(E.isRight(then) && then.right[0]!.data).toMatchObject({ version: 1, subject_kind: 'work', purpose: 'p', ends_at: NOW + 90 * DAY_MS, closed: false });
+  });
+
+  it('answers a repeated request key with nothing new (check 5), before checking expect', () => {
+    const first = put({ request_key: 'same' });
+    expect(given([first]).when(put({ request_key: 'same', key: 'other', expect: 7 }))).toEqual(E.right([]));
+  });
+
+  it('refuses a stale expect with the current version (check 6)', () => {
+    expect(given([put()]).when(put({ expect: 0 }))).toEqual(E.left({ error: 'stale', current: 1 }));
+  });
+
+  it('stale comes before purpose, purpose before closed', () => {
+    const other = { ...put().writer, purpose: 'q' };
+    expect(given([put()]).when(put({ expect: 0, writer: other }))).toEqual(E.left({ error: 'stale', current: 1 }));
+    expect(given([put()]).when(put({ expect: 1, writer: other, closed: true }))).toEqual(E.left({ error: 'purpose' }));
+    expect(given([]).when(put({ closed: true }))).toEqual(E.left({ error: 'closed' }));
+  });
+
+  it('makes a data subject write person, and person sticky (check 9)', () => {
+    const on = settings({ person_memory: [{ agent: 'scribe', purpose: 'p' }] });
+    const subject = { ...put().writer, data_subject: 'user:ada' };
+    const first = put({ settings: on, writer: subject, scope: 'agent:scribe' });
+    const then = given([first]).when(put({ settings: on, scope: 'agent:scribe', expect: 1, subject_kind: 'work' }));
+    expect(E.isRight(then) && then.right[0]!.data.subject_kind).toBe('person');
+    expect(E.isLeft(given([]).when(put({ writer: subject })))).toBe(true);
+  });
+
+  it('accepts a person write for a plugin-qualified agent in person_memory', () => {
+    const on = settings({ person_memory: [{ agent: 'notes/scribe', purpose: 'p' }] });
+    expect(E.isRight(given([]).when(put({ settings: on, scope: 'agent:scribe', subject_kind: 'person' })))).toBe(true);
+  });
+
+  it('refuses ends in the past, at now, and past the longest (check 10)', () => {
+    for (const ends_at of [NOW - 1, NOW, NOW + 365 * DAY_MS + 1])
+      expect(given([]).when(put({ ends_at }))).toEqual(E.left({ error: 'ends_at', max_days: 365 }));
+    expect(E.isRight(given([]).when(put({ ends_at: NOW + 365 * DAY_MS })))).toBe(true);
+  });
+
+  it('refuses dedupe only against live records of the same purpose (check 11)', () => {
+    const a = put({ key: 'a', dedupe_digest: 'd' });
+    expect(given([a]).when(put({ key: 'b', dedupe_digest: 'd' }))).toEqual(E.left({ error: 'duplicate', key: 'a', version: 1 }));
+    expect(E.isRight(given([a]).when(put({ key: 'a', expect: 1, dedupe_digest: 'd' })))).toBe(true);
+    expect(E.isRight(given([a]).when(put({ key: 'b', dedupe_digest: 'd', writer: { ...put().writer, purpose: 'q' } })))).toBe(true);
+    expect(E.isRight(given([a]).when(put({ key: 'b', dedupe_digest: 'd', now: a.now + 91 * DAY_MS })))).toBe(true);
+  });
+
+  it('dedupe comes before caps (check 11 before 12)', () => {
+    const tight = settings({ caps: { records: 1, bytes: 1000 } });
+    expect(given([put({ key: 'a', dedupe_digest: 'd', settings: tight })]).when(put({ key: 'b', dedupe_digest: 'd', settings: tight }))).toEqual(
+      E.left({ error: 'duplicate', key: 'a', version: 1 }),
+    );
+  });
+
+  it('lets a write that shrinks usage through even over a lowered cap (check 12)', () => {
+    const s = given([put({ key: 'a', body_bytes: 500 }), put({ key: 'b', body_bytes: 500 })]);
+    const lowered = settings({ caps: { records: 1, bytes: 100 } });
+    expect(E.isRight(s.when(put({ key: 'a', expect: 1, body_bytes: 50, settings: lowered })))).toBe(true);
+    expect(s.when(put({ key: 'c', settings: lowered }))).toEqual(E.left({ error: 'full', cap: 'records', limit: 1 }));
+  });
+});
+
+describe('records decider: properties', () => {
+  const op = fc.record({
+    key: fc.constantFrom('a', 'b', 'c', 'd'),
+    state: fc.constantFrom('active', 'deleted', 'draft'),
+    closed: fc.boolean(),
+    bytes: fc.integer({ min: 0, max: 400 }),
+    stale: fc.boolean(),
+  });
+
+  it('the incremental caps counters always equal a recount of newest versions', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const state: ScopeState = initialScopeState();
+        for (const o of ops) {
+          const current = newest(state.records.get(o.key))?.version ?? 0;
+          const d = decidePut(put({ key: o.key, state: o.state, closed: o.closed, body_bytes: o.bytes, expect: o.stale ? current + 1 : current, settings: settings({ caps: { records: 3, bytes: 900 } }) }), state);
+          if (E.isRight(d)) d.right.forEach((e: OpenedRecordEvent) => evolveScope(state, e));
+        }
+        const counted = [...state.records.values()].map(newest).filter(countsUnderCaps);
+        expect(state.counted).toBe(counted.length);
+        expect(state.bytes).toBe(counted.reduce((n, v) => n + v!.body_bytes, 0));
+        expect(state.counted).toBeLessThanOrEqual(3);
+        expect(state.bytes).toBeLessThanOrEqual(900);
+      }),
+    );
+  });
+
+  it('a refused put never changes the state', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 20 }), op, (ops, last) => {
+        const { state } = given([]);
+        for (const o of ops) {
+          const current = newest(state.records.get(o.key))?.version ?? 0;
+          const d = decidePut(put({ key: o.key, state: o.state, closed: o.closed, body_bytes: o.bytes, expect: current }), state);
+          if (E.isRight(d)) d.right.forEach((e) => evolveScope(state, e));
+        }
+        const before = JSON.stringify([...state.records.entries()]);
+        const d = decidePut(put({ key: last.key, expect: 999, closed: last.closed }), state);
+        expect(E.isLeft(d)).toBe(true);
+        expect(JSON.stringify([...state.records.entries()])).toBe(before);
+      }),
+    );
+  });
+});
+
+describe('visibility rules', () => {
+  const s = settings({ compatible_purposes: { p: ['q'] }, label_walls: [['red', 'blue']] });
+  const reader = { agent: 'scribe', plugin: 'notes', purpose: 'p' };
+  it.each([
+    [{ scope: 'tenant', purpose: 'p', subject_kind: 'work' as const }, true],
+    [{ scope: 'tenant', purpose: 'q', subject_kind: 'work' as const }, true],
+    [{ scope: 'tenant', purpose: 'r', subject_kind: 'work' as const }, false],
+    [{ scope: 'tenant', purpose: '', subject_kind: 'work' as const }, true],
+    [{ scope: 'tenant', purpose: '', subject_kind: 'person' as const }, false],
+    [{ scope: 'agent:scribe', purpose: 'p', subject_kind: 'work' as const }, true],
+    [{ scope: 'agent:other', purpose: 'p', subject_kind: 'work' as const }, false],
+  ])('a purposed reader of %j: %s', (record, visible) => expect(mayRead(reader, record, s)).toBe(visible));
+
+  it('a reader without a purpose reads only records without one', () => {
+    expect(mayRead({ ...reader, purpose: '' }, { scope: 'tenant', purpose: '', subject_kind: 'person' }, s)).toBe(true);
+    expect(mayRead({ ...reader, purpose: '' }, { scope: 'tenant', purpose: 'p', subject_kind: 'work' }, s)).toBe(false);
+  });
+
+  it('walls stand both ways', () => {
+    expect(crossesWall(s.label_walls, new Set(['red']), ['blue'])).toBe(true);
+    expect(crossesWall(s.label_walls, new Set(['blue']), ['red', 'x'])).toBe(true);
+    expect(crossesWall(s.label_walls, new Set(['red']), ['red', 'green'])).toBe(false);
+  });
+});
