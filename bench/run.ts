@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
 import { createPool } from '../adapters/postgres/pool.ts';
 import { benchEventStore } from './eventstore.ts';
+import { benchRecords } from './records.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
@@ -14,6 +15,15 @@ console.log(`PostgreSQL: ${server ? 'embedded (throwaway)' : 'DATABASE_URL'}; ${
 const pool = createPool(url, 40);
 try {
   await benchEventStore(pool, total);
+  // The API runs on a database of its own: the event-store bench leaves events no projection knows.
+  await pool.query('DROP DATABASE IF EXISTS bench_api');
+  await pool.query('CREATE DATABASE bench_api');
+  const apiUrl = new URL(url);
+  apiUrl.pathname = '/bench_api';
+  await benchRecords(pool, apiUrl.toString(), Number(process.env.BENCH_API_OPS ?? 2000));
+} catch (error) {
+  console.error('bench failed:', error);
+  process.exitCode = 1;
 } finally {
   await pool.end();
   await server?.stop();

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
+import { backoff, streamLocks } from './exclusive.ts';
 
 export interface CommandContext {
   readonly tenant: string;
@@ -22,7 +23,8 @@ export interface Aggregate<C, Ev extends DomainEvent, S> {
   readonly decide: (command: C, state: S) => E.Either<Refusal, readonly Ev[]>;
 }
 
-const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 50;
+const exclusive = streamLocks();
 
 /** Loads a stream and folds it into the aggregate's state. */
 export const loadState = async <Ev extends DomainEvent, S>(
@@ -50,7 +52,8 @@ export const handleCommand = async <C, Ev extends DomainEvent, S>(
   aggregate: Aggregate<C, Ev, S>,
   command: C | ((state: S) => C),
   ctx: CommandContext,
-): Promise<E.Either<Refusal, Handled<S>>> => {
+): Promise<E.Either<Refusal, Handled<S>>> =>
+  exclusive(`${store.name}|${stream}`, async () => {
   for (let attempt = 1; ; attempt++) {
     const { state, revision } = await loadState(store, stream, aggregate);
     const c = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
@@ -72,5 +75,6 @@ export const handleCommand = async <C, Ev extends DomainEvent, S>(
       return E.right({ state: events.reduce(aggregate.evolve, state), events, position: appended.right.position });
     }
     if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+    await backoff(attempt);
   }
-};
+  });

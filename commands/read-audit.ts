@@ -7,14 +7,31 @@ import { jobStream } from '../domain/shared/names.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { Shown } from '../queries/records.ts';
 
+export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
+
+const append = async (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) => {
+  const appended = await store.append(
+    stream,
+    events.map((e) => ({ event_id: randomUUID(), ...eventRegistry.encode(e), metadata: { tenant: ctx.tenant, causation_id: ctx.call, correlation_id: ctx.job } })),
+    'any',
+  );
+  if (E.isLeft(appended)) throw new Error('an append with expected revision any cannot conflict');
+  return appended.right.position;
+};
+
 /**
- * SPEC §4 read audit and labels: every read appends `RecordsRead` (and, when it brought new
- * labels, `LabelsJoined`) to the job's stream, and the answer leaves only after that append
- * committed. Reads never conflict with one another, so they append with `any`.
+ * SPEC §4 read audit and labels. Labels a read brought are joined into the job first
+ * (`LabelsJoined` on the job's stream: the job's later decisions depend on them); then
+ * `RecordsRead` goes to the job's reads stream, kept apart so that reading never contends
+ * with the job's own commands. The answer leaves only after both committed. Answers the
+ * position the read models must reach before the call's next request, or null.
  */
-export const readAudit = (store: EventStore, clock: Clock) => async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number> => {
+export const readAudit = (store: EventStore, clock: Clock) => async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number | null> => {
   const now = clock.now();
-  const events: DomainEvent[] = [
+  const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
+  const joined = fresh.length === 0 ? null
+    : await append(store, jobStream(ctx.tenant, ctx.job), ctx, [{ type: 'LabelsJoined', data: { tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, labels: fresh, joined_ms: now } }]);
+  await append(store, readsStream(ctx.tenant, ctx.job), ctx, [
     {
       type: 'RecordsRead',
       data: {
@@ -22,14 +39,6 @@ export const readAudit = (store: EventStore, clock: Clock) => async (ctx: CallCo
         plugin: ctx.plugin, purpose: ctx.purpose, records: shown.records, withheld: shown.withheld, read_ms: now,
       },
     },
-  ];
-  const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
-  if (fresh.length > 0) events.push({ type: 'LabelsJoined', data: { tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, labels: fresh, joined_ms: now } });
-  const appended = await store.append(
-    jobStream(ctx.tenant, ctx.job),
-    events.map((e) => ({ event_id: randomUUID(), ...eventRegistry.encode(e), metadata: { tenant: ctx.tenant, causation_id: ctx.call, correlation_id: ctx.job } })),
-    'any',
-  );
-  if (E.isLeft(appended)) throw new Error('an append with expected revision any cannot conflict');
-  return appended.right.position;
+  ]);
+  return joined;
 };

@@ -10,6 +10,7 @@ import { MEMORY_TAINT, agentMayUse } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey, scopeKind } from '../domain/records/rules.ts';
 import { evolveScope, initialScopeState, type OpenedRecordEvent, type ScopeState } from '../domain/records/state.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import { backoff, streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 
 export interface PutRequest {
@@ -38,7 +39,7 @@ interface Cached {
   revision: ExpectedRevision;
 }
 
-const MAX_ATTEMPTS = 20;
+const MAX_ATTEMPTS = 50;
 const CACHED_STREAMS = 512;
 
 /**
@@ -50,18 +51,7 @@ const CACHED_STREAMS = 512;
 export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock }) => {
   const { store, db, sealer, clock } = deps;
   const cache = new Map<string, Cached>();
-  const locks = new Map<string, Promise<unknown>>();
-
-  const exclusive = <T>(stream: string, work: () => Promise<T>): Promise<T> => {
-    const previous = locks.get(stream) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const tail = run.catch(() => undefined);
-    locks.set(stream, tail);
-    void tail.then(() => {
-      if (locks.get(stream) === tail) locks.delete(stream);
-    });
-    return run;
-  };
+  const exclusive = streamLocks();
 
   /** Opens the sealed digest of each version so the decider can compare digests. */
   const open = async (recorded: Awaited<ReturnType<EventStore['readStream']>>[number]): Promise<OpenedRecordEvent> => {
@@ -150,7 +140,10 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
           })),
         );
         const appended = await store.append(stream, stored, entry.revision);
-        if (E.isLeft(appended)) continue;
+        if (E.isLeft(appended)) {
+          await backoff(attempt);
+          continue;
+        }
         for (const e of events) entry.state = evolveScope(entry.state, e);
         entry.revision = appended.right.nextExpectedRevision;
         const written = events.at(-1)!.data;

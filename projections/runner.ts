@@ -44,18 +44,24 @@ export const ensureProjectionSchemas = async (db: ReadModelStore, projections: r
 };
 
 /**
- * One batch of one projection: read after its checkpoint, apply, move the checkpoint, all in
- * one transaction. A crash anywhere leaves either the whole batch or none of it.
+ * One batch for a group of projections: lock their checkpoints, read the log once after the
+ * lowest, apply each event to every projection that has not seen it, move the checkpoints —
+ * all in one transaction. A crash anywhere leaves either the whole batch or none of it.
  */
-export const runBatch = async (store: EventStore, db: ReadModelStore, p: Projection, batchSize: number) =>
-  db.transaction(async (sql) => {
-    const from = await lockCheckpoint(sql, p.name);
-    const events = await store.readAll(from, { limit: batchSize });
-    for (const e of events) await applyEvent(p, sql, e);
-    const checkpoint = events.at(-1)?.position ?? from;
-    if (events.length > 0) await saveCheckpoint(sql, p.name, checkpoint);
-    return { checkpoint, applied: events.length };
+export const runBatch = async (store: EventStore, db: ReadModelStore, group: Projection | readonly Projection[], batchSize: number) => {
+  const projections = Array.isArray(group) ? (group as readonly Projection[]) : [group as Projection];
+  return db.transaction(async (sql) => {
+    const from: Record<string, number> = {};
+    // Locked in name order, so two runners never wait on each other in a cycle.
+    for (const p of [...projections].sort((a, b) => a.name.localeCompare(b.name))) from[p.name] = await lockCheckpoint(sql, p.name);
+    const lowest = Math.min(...projections.map((p) => from[p.name]!));
+    const events = await store.readAll(lowest, { limit: batchSize });
+    for (const e of events) for (const p of projections) if (e.position > from[p.name]!) await applyEvent(p, sql, e);
+    const checkpoint = events.at(-1)?.position ?? lowest;
+    for (const p of projections) if (checkpoint > from[p.name]!) await saveCheckpoint(sql, p.name, checkpoint);
+    return { checkpoint, applied: events.length, from };
   });
+};
 
 /**
  * Replays a projection from position 0 in one transaction, so readers see the old model
@@ -119,23 +125,21 @@ export const createProjectionRunner = (
     }
   };
 
-  const drain = async (p: Projection) => {
+  const drain = async () => {
     for (;;) {
-      const { checkpoint, applied } = await runBatch(store, db, p, batchSize);
-      checkpoints[p.name] = checkpoint;
-      if (applied > 0) onBatch?.(p.name, checkpoint, applied);
+      const { checkpoint, applied } = await runBatch(store, db, projections, batchSize);
+      for (const p of projections) checkpoints[p.name] = Math.max(checkpoints[p.name] ?? 0, checkpoint);
+      if (applied > 0) onBatch?.('all', checkpoint, applied);
       settleWaiters();
       if (applied < batchSize) return;
     }
   };
 
   const catchUp = async () => {
-    for (const p of projections) {
-      try {
-        await drain(p);
-      } catch (error) {
-        onError?.(p.name, error);
-      }
+    try {
+      await drain();
+    } catch (error) {
+      onError?.('all', error);
     }
   };
 

@@ -20,7 +20,7 @@ export interface RecordsDeps {
   readonly counter: RequestCounter;
   readonly records: RecordCommands;
   readonly queries: RecordQueries;
-  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number>;
+  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null>;
   readonly runner: ProjectionRunner;
   readonly clock: Clock;
 }
@@ -75,9 +75,9 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
             : request.op === 'history'
               ? await deps.queries.history(ctx, request.scope, request.record_key)
               : await deps.queries.list(ctx, request.list ?? {});
-        const position = await deps.audit(ctx, request.op, read.shown);
+        const joined = await deps.audit(ctx, request.op, read.shown);
         // Joined labels must be on the job before this call's next request is checked.
-        await deps.runner.waitFor(position);
+        if (joined !== null) await deps.runner.waitFor(joined);
         return send(reply, ctx.purpose, E.right(read.answer));
       }
     }
