@@ -15,7 +15,7 @@ export const benchRecords = async (pool: pg.Pool, url: string, total: number) =>
   const admin = async (path: string, body: unknown) => {
     const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status >= 300) throw new Error(`${path}: ${await res.text()}`);
-    return (await res.json()) as any;
+    return (await res.json()) as { _meta: { 'oz0/records': { ticket: string } } };
   };
   await admin('/v1/tenants', { id: 'bench', settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
   await admin('/v1/tenants/bench/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
@@ -39,7 +39,7 @@ export const benchRecords = async (pool: pg.Pool, url: string, total: number) =>
       headers: { authorization: `Bearer ${await ticketFor(client)}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const answer = (await res.json()) as any;
+    const answer = (await res.json()) as Record<string, unknown>;
     if (res.status !== 200) throw new Error(`records: ${JSON.stringify(answer)}`);
     return answer;
   };
