@@ -25,7 +25,7 @@ export interface CallContext {
   readonly expires_ms: number;
 }
 
-interface Row extends Omit<CallContext, 'plugin_scopes' | 'plugin'> {
+interface Row extends CallContext {
   function: string;
 }
 
@@ -37,18 +37,19 @@ export const callContext = async (sql: Sql, ticket: string): Promise<CallContext
   const hash = createHash('sha256').update(ticket).digest('hex');
   const { rows } = await sql.query<Row>(
     `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
-            j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, j.expires_ms::float8 AS expires_ms
+            j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, j.expires_ms::float8 AS expires_ms,
+            p.name AS plugin, coalesce(p.scopes, '[]'::jsonb) AS plugin_scopes
      FROM rm_calls c
      JOIN rm_jobs j ON j.tenant = c.tenant AND j.id = c.job AND j.run = c.run
      JOIN rm_tenants t ON t.id = c.tenant
+     LEFT JOIN rm_plugins p ON p.tenant = c.tenant
+       AND p.name = CASE WHEN position('/' IN c.function) > 0 THEN split_part(c.function, '/', 1) ELSE j.plugin END
      WHERE c.ticket_hash = $1 AND c.ended_ms IS NULL AND j.status = 'running'`,
     [hash],
   );
   const row = rows[0];
   if (!row) return null;
-  const slash = row.function.indexOf('/');
-  const plugin = slash === -1 ? row.agent_plugin : row.function.slice(0, slash);
-  const { rows: plugins } = await sql.query<{ scopes: RecordScopeKind[] }>('SELECT scopes FROM rm_plugins WHERE tenant = $1 AND name = $2', [row.tenant, plugin]);
-  const { function: _fn, ...rest } = row;
-  return { ...rest, plugin, plugin_scopes: plugins[0]?.scopes ?? [] };
+  const { function: fn, ...rest } = row;
+  // A plugin uninstalled since has no row: its namespace stays, with no scope declared.
+  return { ...rest, plugin: rest.plugin ?? (fn.includes('/') ? fn.slice(0, fn.indexOf('/')) : rest.agent_plugin) };
 };

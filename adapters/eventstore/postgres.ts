@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { eventStoreMigrations } from './postgres-schema.ts';
 import { pollingSubscription } from './subscription.ts';
@@ -35,30 +35,6 @@ const toRecorded = (r: Row): RecordedEvent => ({
 const COLUMNS = `position, stream, revision, event_id, type, schema_version, data, metadata,
   (extract(epoch from recorded_at) * 1000)::bigint AS recorded_ms`;
 
-/**
- * Moves the stream's revision as the expectation allows, in one statement, so the row lock
- * it takes orders concurrent appenders of the same stream. Answers the first revision to
- * write, or null when the expectation fails.
- */
-const claimRevisions = async (tx: pg.PoolClient, stream: string, n: number, expected: ExpectedRevision): Promise<number | null> => {
-  let rows: { revision: number }[];
-  if (expected === 'no_stream') {
-    ({ rows } = await tx.query('INSERT INTO custodian_streams (stream, revision) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING revision', [stream, n - 1]));
-  } else if (expected === 'any') {
-    ({ rows } = await tx.query(
-      `INSERT INTO custodian_streams (stream, revision) VALUES ($1, $2 - 1)
-       ON CONFLICT (stream) DO UPDATE SET revision = custodian_streams.revision + $2 RETURNING revision`,
-      [stream, n],
-    ));
-  } else if (expected === 'stream_exists') {
-    ({ rows } = await tx.query('UPDATE custodian_streams SET revision = revision + $2 WHERE stream = $1 RETURNING revision', [stream, n]));
-  } else {
-    ({ rows } = await tx.query('UPDATE custodian_streams SET revision = revision + $2 WHERE stream = $1 AND revision = $3 RETURNING revision', [stream, n, expected]));
-  }
-  const last = rows[0]?.revision;
-  return last === undefined ? null : last - n + 1;
-};
-
 export interface PostgresStoreOptions {
   /**
    * Runs inside an append's transaction after its positions are taken and its rows written,
@@ -85,10 +61,8 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     return listening;
   };
 
-  // Takes the client to ask on: an appender that already holds a pooled client must not
-  // wait for a second one (twenty conflicting appenders would starve a pool of ten).
-  const actualRevision = async (stream: string, on: Pick<pg.PoolClient, 'query'> = pool): Promise<number | 'no_stream'> => {
-    const { rows } = await on.query<{ revision: number }>('SELECT revision FROM custodian_streams WHERE stream = $1', [stream]);
+  const actualRevision = async (stream: string): Promise<number | 'no_stream'> => {
+    const { rows } = await pool.query<{ revision: number }>('SELECT revision FROM custodian_streams WHERE stream = $1', [stream]);
     return rows[0]?.revision ?? 'no_stream';
   };
 
@@ -101,43 +75,37 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
           return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
         return E.right({ nextExpectedRevision: actual === 'no_stream' ? -1 : actual, position: await store.headPosition() });
       }
-      const tx = await pool.connect();
-      try {
-        await tx.query('BEGIN');
-        // First statement of the transaction: the xid and the positions are taken together.
-        const { rows: alloc } = await tx.query<{ first: number }>('SELECT custodian_allocate_positions($1) AS first', [events.length]);
-        const firstPosition = Number(alloc[0]!.first);
-        const firstRevision = await claimRevisions(tx, stream, events.length, expected);
-        if (firstRevision === null) {
-          await tx.query('ROLLBACK');
-          return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: await actualRevision(stream, tx) });
+      const args = [
+        stream,
+        typeof expected === 'number' ? String(expected) : expected,
+        events.map((e) => e.event_id),
+        events.map((e) => e.type),
+        events.map((e) => e.schema_version),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => JSON.stringify(e.metadata)),
+      ];
+      const call = 'SELECT ok, first_position, last_revision, actual FROM custodian_append($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])';
+      type Result = { ok: boolean; first_position: number | null; last_revision: number | null; actual: number | null };
+      let result: Result;
+      if (!options.beforeCommit) {
+        result = (await pool.query<Result>(call, args)).rows[0]!;
+      } else {
+        // The same function inside an explicit transaction, held open by the test hook.
+        const tx = await pool.connect();
+        try {
+          await tx.query('BEGIN');
+          result = (await tx.query<Result>(call, args)).rows[0]!;
+          if (result.ok) await options.beforeCommit(stream, events.map((_, i) => Number(result.first_position) + i));
+          await tx.query('COMMIT');
+        } catch (error) {
+          await tx.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        } finally {
+          tx.release();
         }
-        await tx.query(
-          `INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
-           SELECT p, pg_current_xact_id(), $1, r, id, t, v, d, m
-           FROM unnest($2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[]) AS x(p, r, id, t, v, d, m)`,
-          [
-            stream,
-            events.map((_, i) => firstPosition + i),
-            events.map((_, i) => firstRevision + i),
-            events.map((e) => e.event_id),
-            events.map((e) => e.type),
-            events.map((e) => e.schema_version),
-            events.map((e) => JSON.stringify(e.data)),
-            events.map((e) => JSON.stringify(e.metadata)),
-          ],
-        );
-        const lastPosition = firstPosition + events.length - 1;
-        await tx.query('SELECT pg_notify($1, $2)', [CHANNEL, String(lastPosition)]);
-        await options.beforeCommit?.(stream, events.map((_, i) => firstPosition + i));
-        await tx.query('COMMIT');
-        return E.right({ nextExpectedRevision: firstRevision + events.length - 1, position: lastPosition });
-      } catch (error) {
-        await tx.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        tx.release();
       }
+      if (!result.ok) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: result.actual ?? 'no_stream' });
+      return E.right({ nextExpectedRevision: Number(result.last_revision), position: Number(result.first_position) + events.length - 1 });
     },
     async readStream(stream, fromRevision = 0) {
       const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]);

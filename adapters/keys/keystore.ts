@@ -36,8 +36,8 @@ const migrations = [
 
 
 /** A bounded cache of unwrapped data keys: least recently used goes first. */
-class KeyCache {
-  private readonly entries = new Map<string, Buffer>();
+class Lru<V> {
+  private readonly entries = new Map<string, V>();
   constructor(private readonly max: number) {}
   get(id: string) {
     const k = this.entries.get(id);
@@ -47,7 +47,7 @@ class KeyCache {
     }
     return k;
   }
-  set(id: string, key: Buffer) {
+  set(id: string, key: V) {
     this.entries.set(id, key);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
@@ -68,7 +68,7 @@ export interface Keystore extends Sealer {
 
 export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSize = 10_000): Promise<Keystore> => {
   await migrate(pool, migrations);
-  const cache = new KeyCache(cacheSize);
+  const cache = new Lru<Buffer>(cacheSize);
   const tenantKeys = new Map<string, Buffer>();
   const tenantKek = (tenant: string) => {
     let k = tenantKeys.get(tenant);
@@ -93,8 +93,13 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     owner === 'tenant' ? Promise.resolve(tenantKek(tenant)) : subjectKek(tenant, owner.slice('subject:'.length), create);
 
   /** The record's data key for this owner, made on first use; concurrent first uses agree. */
+  const idsByRecord = new Lru<string>(cacheSize);
   const dataKeyFor = async (c: SealContext): Promise<{ id: string; key: Buffer }> => {
     const owner = ownerOf(c);
+    const recordRef = [c.tenant, c.plugin, c.scope, c.key, owner].join('\n');
+    const knownId = idsByRecord.get(recordRef);
+    const known = knownId ? cache.get(knownId) : undefined;
+    if (knownId && known) return { id: knownId, key: known };
     const kek = (await kekFor(c.tenant, owner, true))!;
     const id = randomUUID();
     await pool.query(
@@ -107,6 +112,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       [c.tenant, c.plugin, c.scope, c.key, owner],
     );
     const row = rows[0]!;
+    idsByRecord.set(recordRef, row.key_id);
     const cached = cache.get(row.key_id);
     if (cached) return { id: row.key_id, key: cached };
     const key = unwrapKey(kek, row.wrapped, `data\n${row.key_id}`);
