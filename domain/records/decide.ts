@@ -89,15 +89,32 @@ const liveCount = (s: ScopeState, now: number) => {
   return n;
 };
 
+/** Person records stop counting at their end, even before retention deletes them (SPEC §4). */
+const expiredPeople = (s: ScopeState, now: number, except: string) => {
+  let records = 0;
+  let bytes = 0;
+  for (const [key, r] of s.records) {
+    const v = newest(r);
+    if (key !== except && countsUnderCaps(v) && v!.subject_kind === 'person' && v!.ends_at <= now) {
+      records++;
+      bytes += v!.body_bytes;
+    }
+  }
+  return { records, bytes };
+};
+
 /** Check 12: caps on records and bytes per plugin and scope, and the fixed live-record bound. */
 const checkCaps = (s: ScopeState, c: PutRecord, ends_at: number): Refusal | null => {
   const before = newest(s.records.get(c.key));
   const countedBefore = countsUnderCaps(before);
   const countsAfter = c.state !== 'deleted';
-  const counted = s.counted - (countedBefore ? 1 : 0) + (countsAfter ? 1 : 0);
-  if (counted > s.counted && counted > c.settings.caps.records) return refusal('full', { cap: 'records', limit: c.settings.caps.records });
-  const bytes = s.bytes - (countedBefore ? before!.body_bytes : 0) + (countsAfter ? c.body_bytes : 0);
-  if (bytes > s.bytes && bytes > c.settings.caps.bytes) return refusal('full', { cap: 'bytes', limit: c.settings.caps.bytes });
+  const recordsAfter = s.counted - (countedBefore ? 1 : 0) + (countsAfter ? 1 : 0);
+  const bytesAfter = s.bytes - (countedBefore ? before!.body_bytes : 0) + (countsAfter ? c.body_bytes : 0);
+  const over = (recordsAfter > s.counted && recordsAfter > c.settings.caps.records) || (bytesAfter > s.bytes && bytesAfter > c.settings.caps.bytes);
+  // The scan for ended person records runs only when the counters alone would refuse.
+  const expired = over ? expiredPeople(s, c.now, c.key) : { records: 0, bytes: 0 };
+  if (recordsAfter > s.counted && recordsAfter - expired.records > c.settings.caps.records) return refusal('full', { cap: 'records', limit: c.settings.caps.records });
+  if (bytesAfter > s.bytes && bytesAfter - expired.bytes > c.settings.caps.bytes) return refusal('full', { cap: 'bytes', limit: c.settings.caps.bytes });
   const liveAfter = countsAfter && !c.closed && ends_at > c.now;
   if (liveAfter && !isLive(before, c.now) && liveCount(s, c.now) >= MAX_LIVE_PER_SCOPE)
     return refusal('full', { cap: 'records', limit: MAX_LIVE_PER_SCOPE });

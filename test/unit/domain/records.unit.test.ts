@@ -93,6 +93,19 @@ describe('records decider: checks 5–12 in order', () => {
   });
 });
 
+describe('records decider: what counts under the caps', () => {
+  const on = settings({ person_memory: [{ agent: 'scribe', purpose: 'p' }], caps: { records: 2, bytes: 1000 } });
+  const person = (key: string, ends_at: number | null = null) => put({ settings: on, scope: 'agent:scribe', key, subject_kind: 'person', ends_at });
+
+  it('counts a person record until its end, a work record past its end until retention', () => {
+    const s = given([person('a', NOW + DAY_MS), person('b')]);
+    expect(s.when(person('c'))).toEqual(E.left({ error: 'full', cap: 'records', limit: 2 }));
+    expect(E.isRight(s.when({ ...person('c'), now: NOW + DAY_MS }))).toBe(true);
+    const work = given([put({ settings: on, key: 'a', ends_at: NOW + DAY_MS }), put({ settings: on, key: 'b' })]);
+    expect(work.when(put({ settings: on, key: 'c', now: NOW + 2 * DAY_MS }))).toEqual(E.left({ error: 'full', cap: 'records', limit: 2 }));
+  });
+});
+
 describe('records decider: properties', () => {
   const op = fc.record({
     key: fc.constantFrom('a', 'b', 'c', 'd'),
