@@ -16,12 +16,15 @@ import { postgresEventStore } from './eventstore/postgres.ts';
 import { buildServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
 import { postgresKeystore } from './keys/keystore.ts';
+import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
 
 export interface ServiceOptions {
   readonly databaseUrl: string;
   readonly adminKey: string;
   readonly masterKey: Buffer;
+  /** The cluster secrets key for envelope MACs; dev mode (absent) derives them from the master key. */
+  readonly secretsKey?: Buffer;
   readonly host?: string;
   readonly port?: number;
   readonly testClock?: boolean;
@@ -46,6 +49,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   const db = postgresReadModelStore(pool);
   const keystore = await postgresKeystore(pool, o.masterKey);
   const projections = allProjections({ sealer: keystore });
+  const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   await ensureProjectionSchemas(db, projections);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
   const runner = createProjectionRunner(store, db, projections, {
@@ -59,7 +63,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock),
+      jobs: jobCommands(store, clock, macs),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       publicUrl: () => url,

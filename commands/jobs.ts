@@ -3,7 +3,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
-import { jobView, type JobState } from '../domain/jobs/state.ts';
+import { envelopeView, jobView, type JobState } from '../domain/jobs/state.ts';
+import { chainVerifies } from '../domain/envelopes/block.ts';
+import type { EnvelopeMacs } from '../adapters/keys/envelope-keys.ts';
+import { appendFacts } from './append-facts.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
@@ -31,23 +34,37 @@ export interface MintedCall {
   readonly position: number | null;
 }
 
-export const jobCommands = (store: EventStore, clock: Clock) => {
-  const run = (tenant: string, job: string, command: JobCommand, ctx: Ctx) =>
+export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs) => {
+  const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
     handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant });
 
   return {
     async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {
       const id = job ?? randomUUID();
       const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
-      const result = await run(tenant, id, { type: 'StartJob', tenant: tenantState, job: id, request, now: clock.now() }, ctx);
-      return E.map((h: Handled<JobState>) => ({ job: jobView(existing(h)), position: h.position }))(result);
+      const parent = request.parent === undefined ? null : (await loadState(store, jobStream(tenant, request.parent), jobDecider)).state;
+      const now = clock.now();
+      const result = await run(tenant, id, { type: 'StartJob', tenant: tenantState, job: id, request, parent, mac: macs(tenant), now }, ctx);
+      if (E.isLeft(result) && result.left.error === 'widening_refused' && parent?.exists) {
+        // The refusal is a fact of the parent's tree: it goes on the parent's stream, for the audit.
+        const { field, reason } = result.left as unknown as { field: string; reason: string };
+        await appendFacts(store, jobStream(tenant, parent.start.job), tenant, [
+          { type: 'EnvelopeWideningRefused', data: { tenant, job: parent.start.job, run: parent.start.run, child: id, field, reason, refused_ms: now } },
+        ]);
+      }
+      return E.map((h: Handled<JobState>) => {
+        const s = existing(h);
+        return { job: jobView(s), envelope: envelopeView(s), position: h.position };
+      })(result);
     },
 
     async mintCall(tenant: string, job: string, fn: string, options: { step?: number | undefined; startup?: boolean | undefined }, ctx: Ctx = {}): Promise<E.Either<Refusal, MintedCall>> {
       const ticket = newTicket();
       const call = randomUUID();
-      const result = await run(tenant, job, {
+      const mac = macs(tenant);
+      const result = await run(tenant, job, (state: JobState) => ({
         type: 'MintCall',
+        envelopeValid: state.exists && chainVerifies(state.chain, mac),
         job,
         function: fn,
         step: options.step,
@@ -56,7 +73,7 @@ export const jobCommands = (store: EventStore, clock: Clock) => {
         ticketHash: ticketHash(ticket),
         newIdempotencyKey: randomBytes(18).toString('base64url'),
         now: clock.now(),
-      }, ctx);
+      }), ctx);
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);
         const minted = s.calls[call]!;

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import * as E from 'fp-ts/lib/Either.js';
-import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
+import type { DomainEvent } from '../domain/events/registry.ts';
+import { appendFacts } from './append-facts.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobStream } from '../domain/shared/names.ts';
@@ -9,15 +8,7 @@ import type { Shown } from '../queries/records.ts';
 
 export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
 
-const append = async (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) => {
-  const appended = await store.append(
-    stream,
-    events.map((e) => ({ event_id: randomUUID(), ...eventRegistry.encode(e), metadata: { tenant: ctx.tenant, causation_id: ctx.call, correlation_id: ctx.job } })),
-    'any',
-  );
-  if (E.isLeft(appended)) throw new Error('an append with expected revision any cannot conflict');
-  return appended.right.position;
-};
+const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) => appendFacts(store, stream, ctx.tenant, events, ctx.call);
 
 /**
  * SPEC §4 read audit and labels. Labels a read brought are joined into the job first

@@ -22,6 +22,9 @@ export const jobsProjection: Projection = {
       started_ms bigint NOT NULL,
       ended_ms bigint,
       calls_minted int NOT NULL DEFAULT 0,
+      parent text,
+      chain jsonb NOT NULL DEFAULT '[]',
+      epoch int,
       PRIMARY KEY (tenant, id)
     );`,
   async apply(sql, event) {
@@ -29,19 +32,32 @@ export const jobsProjection: Projection = {
       case 'JobStarted': {
         const d = event.data;
         await sql.query(
-          `INSERT INTO rm_jobs (tenant, id, run, status, agent, plugin, install_gen, purpose, subject, data_subject, labels, scopes, expires_ms, started_ms)
-           VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+          `INSERT INTO rm_jobs (tenant, id, run, status, agent, plugin, install_gen, purpose, subject, data_subject, labels, scopes, expires_ms, started_ms, parent)
+           VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            ON CONFLICT (tenant, id) DO UPDATE SET run = EXCLUDED.run, status = 'running', agent = EXCLUDED.agent,
              plugin = EXCLUDED.plugin, install_gen = EXCLUDED.install_gen, purpose = EXCLUDED.purpose, subject = EXCLUDED.subject,
              data_subject = EXCLUDED.data_subject, labels = EXCLUDED.labels, scopes = EXCLUDED.scopes,
-             expires_ms = EXCLUDED.expires_ms, started_ms = EXCLUDED.started_ms, ended_ms = NULL, calls_minted = 0`,
+             expires_ms = EXCLUDED.expires_ms, started_ms = EXCLUDED.started_ms, ended_ms = NULL, calls_minted = 0,
+             parent = EXCLUDED.parent, chain = '[]', epoch = NULL`,
           [d.tenant, d.job, d.run, d.agent, d.plugin, d.install_gen, d.purpose, d.subject, d.data_subject,
-            JSON.stringify(d.labels), JSON.stringify(d.scopes), d.expires_ms, d.started_ms],
+            JSON.stringify(d.labels), JSON.stringify(d.scopes), d.expires_ms, d.started_ms, d.parent],
         );
         return;
       }
       case 'JobEnded':
         await sql.query(`UPDATE rm_jobs SET status = 'ended', ended_ms = $3 WHERE tenant = $1 AND id = $2`, [event.data.tenant, event.data.job, event.data.ended_ms]);
+        return;
+      case 'EnvelopeBlockAppended':
+        await sql.query(
+          `UPDATE rm_jobs SET chain = chain || jsonb_build_array($4::jsonb), epoch = ($4::jsonb #>> '{block,epoch}')::int
+           WHERE tenant = $1 AND id = $2 AND run = $3`,
+          [event.data.tenant, event.data.job, event.data.run, JSON.stringify(event.data.signed)],
+        );
+        return;
+      case 'JobStopped':
+        await sql.query(`UPDATE rm_jobs SET status = 'stopped', ended_ms = $4 WHERE tenant = $1 AND id = $2 AND run = $3`, [
+          event.data.tenant, event.data.job, event.data.run, event.data.stopped_ms,
+        ]);
         return;
       case 'LabelsJoined':
         await sql.query(

@@ -57,7 +57,9 @@ export const StartJobBody = z.strictObject({
   budget_usd: z.number().min(0).max(1e9).optional(),
   max_depth: z.number().int().min(0).max(32).optional(),
   timeout_ms: z.number().int().min(1).max(366 * 24 * 3600 * 1000).optional(),
-  constraints: z.json().optional(),
+  constraints: z.array(z.string().min(1).max(2000)).max(100).optional(),
+  parent: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]').optional(),
+  scopes: z.array(grantScope).max(1000).optional(),
 });
 
 export const MintCallBody = z.strictObject({

@@ -8,6 +8,8 @@ import type { JobStreamEvent } from './state.ts';
 import { purposeOfInput } from './purpose.ts';
 import { callScope, startScopes } from './scopes.ts';
 import { evolveJob, initialJobState, jobView, type JobState } from './state.ts';
+import { DEFAULT_LEVEL, chainVerifies, constraintsDigest, macInput, type Block, type SignedBlock } from '../envelopes/block.ts';
+import { narrowBlock } from '../envelopes/narrow.ts';
 
 export const DEFAULT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_MAX_DEPTH = 4;
@@ -23,14 +25,29 @@ export interface StartJobRequest {
   readonly budget_usd?: number | undefined;
   readonly max_depth?: number | undefined;
   readonly timeout_ms?: number | undefined;
-  readonly constraints?: unknown;
+  readonly constraints?: readonly string[] | undefined;
+  /** A child start: the job it delegates from, and optionally fewer scopes than it could get. */
+  readonly parent?: string | undefined;
+  readonly scopes?: readonly string[] | undefined;
 }
 
 export type JobCommand =
-  | { readonly type: 'StartJob'; readonly tenant: TenantState; readonly job: string; readonly request: StartJobRequest; readonly now: number }
+  | {
+      readonly type: 'StartJob';
+      readonly tenant: TenantState;
+      readonly job: string;
+      readonly request: StartJobRequest;
+      /** The parent job's state, for a child start. */
+      readonly parent: JobState | null;
+      /** MACs a block's input under the tenant's envelope key (the key stays with the handler). */
+      readonly mac: (input: string) => string;
+      readonly now: number;
+    }
   | {
       readonly type: 'MintCall';
       readonly job: string;
+      /** Whether the job's envelope chain verified under the tenant's key: a bad chain gives nothing. */
+      readonly envelopeValid: boolean;
       readonly function: string;
       readonly step?: number | undefined;
       readonly startup: boolean;
@@ -60,6 +77,8 @@ const startDigest = (r: StartJobRequest, purpose: string): string =>
       max_depth: r.max_depth ?? null,
       timeout_ms: r.timeout_ms ?? null,
       constraints: r.constraints ?? null,
+      parent: r.parent ?? null,
+      scopes: r.scopes ? [...r.scopes].sort() : null,
     }),
   );
 
@@ -71,6 +90,12 @@ const purposeOf = (r: StartJobRequest): E.Either<Refusal, string> => {
 };
 
 const isExpired = (s: Running, now: number) => now >= s.start.expires_ms;
+
+/** A child's constraints: its parent's, word for word, then any it adds. */
+const childConstraints = (parent: unknown, added: readonly string[] | undefined): string[] => {
+  const inherited = Array.isArray(parent) ? (parent as string[]) : [];
+  return [...inherited, ...(added ?? []).filter((x) => !inherited.includes(x))];
+};
 
 const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): Decision => {
   const tenant = c.tenant;
@@ -87,31 +112,79 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     if (s.start.start_digest === digest) return E.right([]);
     return E.left(refusal('already_exists', { job: jobView(s) }));
   }
-  const timeout = r.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const reach = startScopes(plugin, tenant.settings.grants[plugin.name] ?? [], tenant.plugins);
+  const run = s.exists ? s.start.run + 1 : 1;
+  const expiresAsked = r.timeout_ms === undefined ? undefined : c.now + r.timeout_ms;
+  const labels = [...new Set(r.labels ?? [])].sort();
+
+  let chain: SignedBlock[];
+  let constraints: string[] | null;
+  let jobPurpose = purpose.right;
+  let dataSubject = r.data_subject ?? null;
+  if (r.parent !== undefined) {
+    const parent = c.parent;
+    if (!parent || !parent.exists) return E.left(refusal('not_found', { what: 'parent' }));
+    if (parent.status !== 'running' || c.now >= parent.start.expires_ms) return E.left(refusal('job_not_running', { status: parent.status, what: 'parent' }));
+    const parentHead = parent.chain.at(-1);
+    if (!parentHead || !chainVerifies(parent.chain, c.mac)) return E.left(refusal('envelope_invalid', { what: 'parent' }));
+    // The tree keeps the purpose and the data subject it was started for.
+    if ((r.input !== undefined || r.purpose !== undefined) && purpose.right !== parent.start.purpose)
+      return E.left(refusal('widening_refused', { field: 'purpose', reason: 'a child runs for its tree\'s purpose' }));
+    if (r.data_subject !== undefined && r.data_subject !== parent.start.data_subject)
+      return E.left(refusal('widening_refused', { field: 'data_subject', reason: 'a child runs for its tree\'s data subject' }));
+    jobPurpose = parent.start.purpose;
+    dataSubject = parent.start.data_subject;
+    constraints = childConstraints(parent.start.constraints, r.constraints);
+    const block = narrowBlock(parentHead.block, {
+      job: c.job, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
+      install_gen: plugin.install_gen, purpose: jobPurpose, reach, scopes: r.scopes, budget_usd: r.budget_usd, max_depth: r.max_depth,
+      expires_ms: expiresAsked, labels, constraints_digest: constraintsDigest(constraints), policy_version: tenant.settings_version,
+    });
+    if (E.isLeft(block)) return block;
+    chain = [...parent.chain, { block: block.right, mac: c.mac(macInput(block.right, parentHead.mac)) }];
+  } else {
+    if (r.scopes) {
+      const extra = r.scopes.find((x) => !reach.includes(x));
+      if (extra !== undefined) return E.left(refusal('widening_refused', { field: 'scopes', reason: `${extra} is not in the plugin's reach` }));
+    }
+    constraints = r.constraints ? [...r.constraints] : null;
+    const block: Block = {
+      job: c.job, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
+      install_gen: plugin.install_gen, purpose: jobPurpose, scopes: r.scopes ? [...r.scopes].sort() : reach,
+      budget_usd: r.budget_usd ?? null, max_depth: r.max_depth ?? DEFAULT_MAX_DEPTH, depth: 0,
+      expires_ms: expiresAsked ?? c.now + DEFAULT_TIMEOUT_MS, policy_version: tenant.settings_version,
+      epoch: tenant.authority_epoch, level: DEFAULT_LEVEL, granted_by: `tenant:${tenant.id}`, level_policy_version: 1,
+      labels, constraints_digest: constraintsDigest(constraints ?? []),
+    };
+    chain = [{ block, mac: c.mac(macInput(block, '')) }];
+  }
+  const head = chain.at(-1)!.block;
   return E.right([
     {
       type: 'JobStarted',
       data: {
         tenant: tenant.id,
         job: c.job,
-        run: s.exists ? s.start.run + 1 : 1,
+        run,
         agent: r.agent,
         plugin: plugin.name,
         install_gen: plugin.install_gen,
-        purpose: purpose.right,
-        subject: r.subject,
-        data_subject: r.data_subject ?? null,
-        labels: [...new Set(r.labels ?? [])].sort(),
-        scopes: startScopes(plugin, tenant.settings.grants[plugin.name] ?? [], tenant.plugins),
+        purpose: jobPurpose,
+        subject: head.subject,
+        data_subject: dataSubject,
+        labels: head.labels,
+        scopes: head.scopes,
         startup_function: plugin.startup,
-        budget_usd: r.budget_usd ?? null,
-        max_depth: r.max_depth ?? DEFAULT_MAX_DEPTH,
-        expires_ms: c.now + timeout,
-        constraints: r.constraints ?? null,
+        budget_usd: head.budget_usd,
+        max_depth: head.max_depth,
+        expires_ms: head.expires_ms,
+        constraints,
+        parent: r.parent ?? null,
         start_digest: digest,
         started_ms: c.now,
       },
     },
+    ...chain.map((signed, index): JobEvent => ({ type: 'EnvelopeBlockAppended', data: { tenant: tenant.id, job: c.job, run, index, signed } })),
   ]);
 };
 
@@ -119,6 +192,7 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   if (!s.exists) return E.left(notFound('job'));
   if (s.status !== 'running') return E.left(refusal('job_not_running', { status: s.status }));
   if (isExpired(s, c.now)) return E.left(refusal('job_not_running', { status: 'expired' }));
+  if (!c.envelopeValid) return E.left(refusal('envelope_invalid'));
   const scope = callScope(s.start.plugin, c.function);
   if (!s.start.scopes.includes(scope)) return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));
   if (c.startup && s.start.startup_function !== c.function)

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { defineEvent, type EventOf } from '../events/schema.ts';
+import { SignedBlockCodec } from '../envelopes/block.ts';
 
 const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 
@@ -24,6 +25,8 @@ export const JobStarted = defineEvent(
     max_depth: t.number,
     expires_ms: t.number,
     constraints: t.unknown,
+    /** The job this one was delegated from, or null for a root. */
+    parent: nullable(t.string),
     start_digest: t.string,
     started_ms: t.number,
   }),
@@ -57,10 +60,34 @@ export const CallEnded = defineEvent(
   t.type({ tenant: t.string, job: t.string, call: t.string, reason: CallEndReason, ended_ms: t.number }),
 );
 
-export const jobEventSchemas = [JobStarted, JobEnded, CallMinted, CallEnded] as const;
+/** One block of the job's envelope chain, MACed; a child's stream repeats its parent's blocks first. */
+export const EnvelopeBlockAppended = defineEvent(
+  'EnvelopeBlockAppended',
+  1,
+  t.type({ tenant: t.string, job: t.string, run: t.number, index: t.number, signed: SignedBlockCodec }),
+);
+
+/** A child start asked for more than its parent holds: recorded on the parent's stream. */
+export const EnvelopeWideningRefused = defineEvent(
+  'EnvelopeWideningRefused',
+  1,
+  t.type({ tenant: t.string, job: t.string, run: t.number, child: t.string, field: t.string, reason: t.string, refused_ms: t.number }),
+);
+
+/** A revocation batch reached the job: it stops, and its calls are fenced. */
+export const JobStopped = defineEvent(
+  'JobStopped',
+  1,
+  t.type({ tenant: t.string, job: t.string, run: t.number, epoch: t.number, reasons: t.array(t.string), stopped_ms: t.number }),
+);
+
+export const jobEventSchemas = [JobStarted, JobEnded, CallMinted, CallEnded, EnvelopeBlockAppended, EnvelopeWideningRefused, JobStopped] as const;
 
 export type JobStartedData = t.TypeOf<typeof JobStarted.codec>;
 export type JobEvent =
+  | EventOf<typeof EnvelopeBlockAppended>
+  | EventOf<typeof EnvelopeWideningRefused>
+  | EventOf<typeof JobStopped>
   | EventOf<typeof JobStarted>
   | EventOf<typeof JobEnded>
   | EventOf<typeof CallMinted>

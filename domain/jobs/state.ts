@@ -1,5 +1,6 @@
 import type { RecordEvent } from '../records/events.ts';
 import type { JobEvent, JobStartedData } from './events.ts';
+import { envelopeHash, type SignedBlock } from '../envelopes/block.ts';
 
 /** Everything a job stream holds: the job's own events, and its reads and label joins. */
 export type JobStreamEvent = JobEvent | Exclude<RecordEvent, { type: 'RecordVersionWritten' }>;
@@ -25,6 +26,8 @@ export type JobState =
       readonly calls: Readonly<Record<string, CallState>>;
       /** step → the idempotency key every retry of that step shares. */
       readonly steps: Readonly<Record<number, string>>;
+      /** The envelope chain of the current run, root block first. */
+      readonly chain: readonly SignedBlock[];
     };
 
 export const initialJobState = (): JobState => ({ exists: false });
@@ -32,7 +35,13 @@ export const initialJobState = (): JobState => ({ exists: false });
 export const evolveJob = (state: JobState, event: JobStreamEvent): JobState => {
   switch (event.type) {
     case 'JobStarted':
-      return { exists: true, status: 'running', start: event.data, ended_ms: null, calls: {}, steps: {} };
+      return { exists: true, status: 'running', start: event.data, ended_ms: null, calls: {}, steps: {}, chain: [] };
+    case 'EnvelopeBlockAppended':
+      return state.exists && event.data.run === state.start.run ? { ...state, chain: [...state.chain, event.data.signed] } : state;
+    case 'EnvelopeWideningRefused':
+      return state;
+    case 'JobStopped':
+      return state.exists && event.data.run === state.start.run ? { ...state, status: 'stopped', ended_ms: event.data.stopped_ms } : state;
     case 'JobEnded':
       return state.exists ? { ...state, status: 'ended', ended_ms: event.data.ended_ms } : state;
     case 'CallMinted': {
@@ -58,5 +67,17 @@ export const evolveJob = (state: JobState, event: JobStreamEvent): JobState => {
 
 export const jobView = (s: Extract<JobState, { exists: true }>) => {
   const { start_digest: _digest, startup_function: _startup, job, ...start } = s.start;
-  return { id: job, ...start, status: s.status, ended_ms: s.ended_ms };
+  const head = s.chain.at(-1)?.block;
+  return {
+    id: job,
+    ...start,
+    status: s.status,
+    ended_ms: s.ended_ms,
+    envelope: s.chain.length > 0 ? envelopeHash(s.chain) : null,
+    epoch: head?.epoch ?? null,
+    depth: head?.depth ?? 0,
+    constraints_digest: head?.constraints_digest ?? null,
+  };
 };
+
+export const envelopeView = (s: Extract<JobState, { exists: true }>) => ({ hash: envelopeHash(s.chain), blocks: s.chain });

@@ -17,6 +17,8 @@ export type TenantState =
       readonly id: string;
       readonly settings: TenantSettings;
       readonly authority_epoch: number;
+      /** Counts settings versions: the tenant policy version a job's block 0 records. */
+      readonly settings_version: number;
       readonly created_ms: number;
       readonly plugins: Readonly<Record<string, PluginInstall>>;
     };
@@ -31,12 +33,13 @@ export const evolveTenant = (state: TenantState, event: TenantEvent): TenantStat
         id: event.data.tenant,
         settings: event.data.settings,
         authority_epoch: event.data.authority_epoch,
+        settings_version: 1,
         created_ms: event.data.created_ms,
         plugins: {},
       };
     case 'TenantSettingsChanged':
       if (!state.exists) return state;
-      return { ...state, settings: applyPatch(state.settings, event.data.changes) };
+      return { ...state, settings: applyPatch(state.settings, event.data.changes), settings_version: state.settings_version + 1 };
     case 'PluginInstalled': {
       if (!state.exists) return state;
       const { name, install_gen, scopes, functions, agents, startup } = event.data;

@@ -12,7 +12,7 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
 
   r.post('/v1/tenants/:t/jobs', { schema: { params: TenantParams, body: StartJobBody, security, tags: ['runtime'] } }, async (req, reply) => {
     const { id, ...request } = req.body;
-    return answer(reply, deps.runner, await deps.jobs.start(req.params.t, id, request, { correlationId: req.id }), (v) => ({ job: v.job }),
+    return answer(reply, deps.runner, await deps.jobs.start(req.params.t, id, request, { correlationId: req.id }), (v) => ({ job: v.job, envelope: v.envelope }),
       // A retried start that changed nothing answers 200, a new job (or run) 201.
       (v) => (v.position === null ? 200 : 201));
   });

@@ -15,6 +15,7 @@ import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { allProjections } from '../../../projections/all.ts';
 import type { Projection } from '../../../projections/projection.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
+import { envelopeMacs } from '../../../adapters/keys/envelope-keys.ts';
 import { randomBytes } from 'node:crypto';
 import { createProjectionRunner, ensureProjectionSchemas, rebuildProjection } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
@@ -38,7 +39,7 @@ const dump = async (db: ReadModelStore) => {
 
 const seed = async (store: EventStore, jobs: number) => {
   const tenants = tenantCommands(store, systemClock);
-  const runtime = jobCommands(store, systemClock);
+  const runtime = jobCommands(store, systemClock, envelopeMacs(masterKey));
   ok(await tenants.create('acme', {}));
   ok(await tenants.installPlugin('acme', { name: 'notes', functions: ['save', 'read'], agents: ['scribe'] }));
   for (let j = 0; j < jobs; j++) {
@@ -121,7 +122,7 @@ describe('projection runner (postgres)', () => {
   it('an in-process runner catches up, answers waitFor, and follows new events', async () => {
     const runner = createProjectionRunner(store, models, projections, { batchSize: 50, pollMs: 50 });
     runner.start();
-    const runtime = jobCommands(store, systemClock);
+    const runtime = jobCommands(store, systemClock, envelopeMacs(masterKey));
     const started = ok(await runtime.start('acme', 'late', { agent: 'scribe', plugin: 'notes', subject: 'late' }));
     expect(await runner.waitFor(started.position!)).toBe(true);
     const { rows } = await models.query<{ status: string }>(`SELECT status FROM rm_jobs WHERE tenant = 'acme' AND id = 'late'`);

@@ -13,7 +13,7 @@ const jobStarted = fc.record({
   tenant: text, job: text, run: fc.integer({ min: 1, max: 9 }), agent: text, plugin: text, install_gen: fc.integer({ min: 1, max: 9 }),
   purpose: text, subject: text, data_subject: fc.option(text, { nil: null }), labels: strings, scopes: strings,
   startup_function: fc.option(text, { nil: null }), budget_usd: fc.option(fc.double({ min: 0, max: 1e6, noNaN: true }), { nil: null }),
-  max_depth: fc.integer({ min: 0, max: 32 }), expires_ms: ms, constraints: fc.jsonValue(), start_digest: text, started_ms: ms,
+  max_depth: fc.integer({ min: 0, max: 32 }), expires_ms: ms, constraints: fc.jsonValue(), parent: fc.option(text, { nil: null }), start_digest: text, started_ms: ms,
 }).map((data): DomainEvent => ({ type: 'JobStarted', data }));
 
 const callMinted = fc.record({

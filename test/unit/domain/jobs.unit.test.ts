@@ -16,9 +16,10 @@ const tenantEvents: TenantEvent[] = [
 const tenant = fold(tenantDecider, tenantEvents);
 
 const request: StartJobRequest = { agent: 'scribe', plugin: 'notes', subject: 'ticket-1', input: 'summarise this', labels: ['b', 'a', 'a'] };
-const start = (r: StartJobRequest = request, now = 1000): JobCommand => ({ type: 'StartJob', tenant, job: 'j1', request: r, now });
+const mac = (input: string) => `mac(${input.length})`;
+const start = (r: StartJobRequest = request, now = 1000): JobCommand => ({ type: 'StartJob', tenant, job: 'j1', request: r, parent: null, mac, now });
 const mint = (over: Partial<Extract<JobCommand, { type: 'MintCall' }>> = {}): JobCommand => ({
-  type: 'MintCall', job: 'j1', function: 'save', startup: false, call: 'c1', ticketHash: 'h1', newIdempotencyKey: 'k1', now: 2000, ...over,
+  type: 'MintCall', job: 'j1', envelopeValid: true, function: 'save', startup: false, call: 'c1', ticketHash: 'h1', newIdempotencyKey: 'k1', now: 2000, ...over,
 });
 
 const given = (events: JobEvent[]) => ({
@@ -32,7 +33,7 @@ const started = events(given([]).when(start()));
 
 describe('job decider: start', () => {
   it('stores agent, plugin, purpose from the input, subject, labels and the block-0 scopes', () => {
-    expect(started).toHaveLength(1);
+    expect(started.map((e) => e.type)).toEqual(['JobStarted', 'EnvelopeBlockAppended']);
     expect(started[0]!.data).toMatchObject({
       tenant: 'acme', job: 'j1', run: 1, agent: 'scribe', plugin: 'notes', install_gen: 1,
       purpose: purposeOfInput('summarise this'), subject: 'ticket-1', data_subject: null, labels: ['a', 'b'],
