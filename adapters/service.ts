@@ -1,4 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { revocationCommands } from '../commands/revocations.ts';
+import { chainVerifies } from '../domain/envelopes/block.ts';
+import { publicPem } from './keys/audit-key.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
@@ -25,6 +29,8 @@ export interface ServiceOptions {
   readonly masterKey: Buffer;
   /** The cluster secrets key for envelope MACs; dev mode (absent) derives them from the master key. */
   readonly secretsKey?: Buffer;
+  /** The Ed25519 audit key that signs receipts. */
+  readonly auditKey: KeyObject;
   readonly host?: string;
   readonly port?: number;
   readonly testClock?: boolean;
@@ -75,7 +81,10 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
         audit: readAudit(store, clock),
         runner,
         clock,
+        chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)),
       },
+      revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
+      auditPublicKey: publicPem(o.auditKey),
     },
     o.logger,
   );

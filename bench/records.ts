@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { startService } from '../adapters/service.ts';
+import { newAuditKey } from '../adapters/keys/audit-key.ts';
 import { fmt, measure, row, type Measured } from './harness.ts';
 
 const ADMIN = 'bench-admin-key';
@@ -11,7 +12,7 @@ const ADMIN = 'bench-admin-key';
  * separate plugins' and agents' scopes would.
  */
 export const benchRecords = async (pool: pg.Pool, url: string, total: number) => {
-  const svc = await startService({ databaseUrl: url, adminKey: ADMIN, masterKey: randomBytes(32), port: 0 });
+  const svc = await startService({ databaseUrl: url, adminKey: ADMIN, masterKey: randomBytes(32), auditKey: newAuditKey(), port: 0 });
   const admin = async (path: string, body: unknown) => {
     const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status >= 300) throw new Error(`${path}: ${await res.text()}`);

@@ -4,6 +4,7 @@ import { dedupeDigestsProjection } from './dedupe-digests.ts';
 import { jobsProjection } from './jobs.ts';
 import type { Projection } from './projection.ts';
 import { recordsProjection } from './records.ts';
+import { revocationsProjection } from './revocations.ts';
 import { tenantsProjection } from './tenants.ts';
 
 export interface ProjectionDeps {
@@ -16,6 +17,7 @@ export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
   callsProjection,
   recordsProjection,
   dedupeDigestsProjection(deps.sealer),
+  revocationsProjection,
 ];
 
-export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests'] as const;
+export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations'] as const;

@@ -42,6 +42,15 @@ export const tenantsProjection: Projection = {
         );
         return;
       }
+      case 'RevocationBatchApplied': {
+        const d = event.data;
+        await sql.query(
+          `UPDATE rm_tenants SET authority_epoch = $2, settings = settings || jsonb_build_object('grants', $3::jsonb, 'people', $4::jsonb) WHERE id = $1`,
+          [d.tenant, d.epoch, JSON.stringify(d.grants), JSON.stringify(d.people)],
+        );
+        if (d.removed_plugins.length > 0) await sql.query('DELETE FROM rm_plugins WHERE tenant = $1 AND name = ANY($2::text[])', [d.tenant, d.removed_plugins]);
+        return;
+      }
       default:
         return;
     }

@@ -1,3 +1,5 @@
+import type { Chain } from '../domain/envelopes/block.ts';
+import type { Revocation } from '../domain/envelopes/reaches.ts';
 import { createHash } from 'node:crypto';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { RecordScopeKind } from '../domain/tenants/events.ts';
@@ -23,6 +25,10 @@ export interface CallContext {
   readonly data_subject: string | null;
   readonly labels: readonly string[];
   readonly expires_ms: number;
+  /** The fence's inputs: the job's status, its envelope chain, and every revocation since its epoch. */
+  readonly status: 'running' | 'stopped';
+  readonly chain: Chain;
+  readonly revocations: readonly Revocation[];
 }
 
 interface Row extends CallContext {
@@ -30,21 +36,23 @@ interface Row extends CallContext {
 }
 
 /**
- * The live call behind a ticket, or null: an unknown ticket, an ended call and a job that is
- * no longer running all answer null alike.
+ * The live call behind a ticket, or null: an unknown ticket, an ended call and an ended job
+ * answer null alike. A stopped job's calls are still found, so the fence can say `revoked`.
  */
 export const callContext = async (sql: Sql, ticket: string): Promise<CallContext | null> => {
   const hash = createHash('sha256').update(ticket).digest('hex');
   const { rows } = await sql.query<Row>(
     `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
             j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, j.expires_ms::float8 AS expires_ms,
-            p.name AS plugin, coalesce(p.scopes, '[]'::jsonb) AS plugin_scopes
+            p.name AS plugin, coalesce(p.scopes, '[]'::jsonb) AS plugin_scopes, j.status, j.chain,
+            (SELECT coalesce(jsonb_agg(r.revocation ORDER BY r.epoch, r.n), '[]'::jsonb) FROM rm_revocations r
+             WHERE r.tenant = c.tenant AND r.epoch > coalesce(j.epoch, 0)) AS revocations
      FROM rm_calls c
      JOIN rm_jobs j ON j.tenant = c.tenant AND j.id = c.job AND j.run = c.run
      JOIN rm_tenants t ON t.id = c.tenant
      LEFT JOIN rm_plugins p ON p.tenant = c.tenant
        AND p.name = CASE WHEN position('/' IN c.function) > 0 THEN split_part(c.function, '/', 1) ELSE j.plugin END
-     WHERE c.ticket_hash = $1 AND c.ended_ms IS NULL AND j.status = 'running'`,
+     WHERE c.ticket_hash = $1 AND c.ended_ms IS NULL AND j.status IN ('running', 'stopped')`,
     [hash],
   );
   const row = rows[0];

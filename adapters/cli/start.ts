@@ -2,6 +2,7 @@ import pino from 'pino';
 import { startService } from '../service.ts';
 import { loadOrCreateSecret, randomKey } from '../keys/secrets.ts';
 import { loadMasterKey } from '../keys/master.ts';
+import { loadAuditKey } from '../keys/audit-key.ts';
 import { dataDirOf, openDatabase } from './database.ts';
 
 export interface StartOptions {
@@ -19,12 +20,14 @@ export const start = async (opts: StartOptions) => {
     ? { value: process.env.CUSTODIAN_ADMIN_KEY, created: false }
     : loadOrCreateSecret(dataDir, 'admin-key', randomKey(32));
   const masterKey = loadMasterKey(dataDir);
+  const auditKey = loadAuditKey(dataDir);
 
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line }));
   const service = await startService({
     databaseUrl: db.url,
     adminKey: admin.value,
     masterKey,
+    auditKey,
     port,
     testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',
     logger,

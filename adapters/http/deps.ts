@@ -5,6 +5,7 @@ import type { EventStore } from '../../domain/ports/event-store.ts';
 import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { TestClock } from '../clock/system.ts';
 import type { RecordsDeps } from './routes/records.ts';
+import type { RevocationCommands } from '../../commands/revocations.ts';
 
 export interface HttpDeps {
   readonly store: EventStore;
@@ -18,4 +19,7 @@ export interface HttpDeps {
   /** Where callers reach this server, for the records URL in a call's _meta. */
   readonly publicUrl: () => string;
   readonly records: RecordsDeps;
+  readonly revocations: RevocationCommands;
+  /** The audit public key, PEM (SPKI). */
+  readonly auditPublicKey: string;
 }

@@ -72,3 +72,19 @@ export const MintCallBody = z.strictObject({
 export const EmptyBody = z.union([z.strictObject({}), z.null()]).optional();
 
 export const ClockBody = z.strictObject({ advance_ms: z.number().int().min(0).max(100 * 365 * 24 * 3600 * 1000) });
+
+const who = z.string().min(1).max(200);
+export const RevocationsBody = z.strictObject({
+  revocations: z
+    .array(
+      z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('kill_agent'), agent: z.string().regex(/^[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an agent is <plugin>/<agent>') }),
+        z.strictObject({ kind: z.literal('grant_narrowed'), grantee: z.string().regex(PLUGIN_NAME), scope: grantScope }),
+        z.strictObject({ kind: z.literal('plugin_removed'), plugin: z.string().regex(PLUGIN_NAME) }),
+        z.strictObject({ kind: z.literal('api_key_revoked'), key: who }),
+        z.strictObject({ kind: z.literal('person_change'), person: who, remove_roles: z.array(who).max(1000).optional(), remove_teams: z.array(who).max(1000).optional() }),
+      ]),
+    )
+    .min(1)
+    .max(1000),
+});

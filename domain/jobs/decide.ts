@@ -58,7 +58,8 @@ export type JobCommand =
       readonly now: number;
     }
   | { readonly type: 'EndCall'; readonly job: string; readonly call: string; readonly now: number }
-  | { readonly type: 'EndJob'; readonly job: string; readonly now: number };
+  | { readonly type: 'EndJob'; readonly job: string; readonly now: number }
+  | { readonly type: 'StopJob'; readonly job: string; readonly epoch: number; readonly reasons: readonly string[]; readonly now: number };
 
 type Decision = E.Either<Refusal, readonly JobEvent[]>;
 type Running = Extract<JobState, { exists: true }>;
@@ -257,6 +258,10 @@ export const decideJob = (c: JobCommand, s: JobState): Decision => {
       return endCall(c, s);
     case 'EndJob':
       return endJob(c, s);
+    case 'StopJob':
+      return s.exists && s.status === 'running'
+        ? E.right([{ type: 'JobStopped', data: { tenant: s.start.tenant, job: s.start.job, run: s.start.run, epoch: c.epoch, reasons: [...c.reasons], stopped_ms: c.now } }])
+        : E.right([]);
   }
 };
 

@@ -2,10 +2,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Decider } from '../shared/decider.ts';
 import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import { applyPatch, defaultSettings, settingsProblem, type TenantSettingsPatch } from './settings.ts';
-import type { RecordScopeKind, TenantEvent } from './events.ts';
+import type { BatchItem, RecordScopeKind, TenantEvent } from './events.ts';
+import { decideRevocations } from './revoke.ts';
 import { evolveTenant, initialTenantState, type TenantState } from './state.ts';
 
 export type TenantCommand =
+  | { readonly type: 'ApplyRevocations'; readonly tenant: string; readonly items: readonly BatchItem[]; readonly now: number }
+  | { readonly type: 'IssueReceipt'; readonly tenant: string; readonly epoch: number; readonly receipt: Record<string, unknown>; readonly now: number }
   | { readonly type: 'CreateTenant'; readonly tenant: string; readonly settings: TenantSettingsPatch; readonly now: number }
   | { readonly type: 'ChangeTenantSettings'; readonly tenant: string; readonly changes: TenantSettingsPatch; readonly now: number }
   | {
@@ -75,6 +78,12 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
       return changeSettings(c, s);
     case 'InstallPlugin':
       return installPlugin(c, s);
+    case 'ApplyRevocations':
+      return decideRevocations(s, c.items, c.now);
+    case 'IssueReceipt':
+      return s.exists
+        ? E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }])
+        : E.left(notFound('tenant'));
   }
 };
 

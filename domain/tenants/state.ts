@@ -45,6 +45,14 @@ export const evolveTenant = (state: TenantState, event: TenantEvent): TenantStat
       const { name, install_gen, scopes, functions, agents, startup } = event.data;
       return { ...state, plugins: { ...state.plugins, [name]: { name, install_gen, scopes, functions, agents, startup } } };
     }
+    case 'RevocationBatchApplied': {
+      if (!state.exists) return state;
+      const d = event.data;
+      const plugins = Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
+      return { ...state, authority_epoch: d.epoch, plugins, settings: { ...state.settings, grants: d.grants, people: d.people } };
+    }
+    case 'RevocationReceiptIssued':
+      return state;
   }
 };
 

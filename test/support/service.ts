@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startService, type Service } from '../../adapters/service.ts';
+import { newAuditKey } from '../../adapters/keys/audit-key.ts';
 import { freshDatabase } from './database.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -20,7 +21,7 @@ export const startTestService = async (options: { testClock?: boolean; shareWith
   const db = options.shareWith ? null : await freshDatabase();
   const databaseUrl = options.shareWith?.databaseUrl ?? db!.url;
   const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
-  const service = await startService({ databaseUrl, adminKey: ADMIN_KEY, masterKey, port: 0, testClock: options.testClock ?? false });
+  const service = await startService({ databaseUrl, adminKey: ADMIN_KEY, masterKey, auditKey: newAuditKey(), port: 0, testClock: options.testClock ?? false });
   return {
     ...service,
     databaseUrl,

@@ -11,6 +11,8 @@ import type { ProjectionRunner } from '../../../projections/runner.ts';
 import { callContext, type CallContext } from '../../../queries/call-context.ts';
 import type { RecordQueries, Shown } from '../../../queries/records.ts';
 import { RecordsRequest } from '../records-schemas.ts';
+import type { Chain } from '../../../domain/envelopes/block.ts';
+import { reaches } from '../../../domain/envelopes/reaches.ts';
 import { statusOf } from '../status.ts';
 
 export const MALFORMED_JSON = Symbol('malformed JSON');
@@ -23,7 +25,19 @@ export interface RecordsDeps {
   readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null>;
   readonly runner: ProjectionRunner;
   readonly clock: Clock;
+  /** Verifies an envelope chain under its tenant's key. */
+  readonly chainVerifies: (tenant: string, chain: Chain) => boolean;
 }
+
+/**
+ * The fence (SPEC §6): a stopped job, a job past its expiry, a chain that does not verify,
+ * or a chain that a revocation since its epoch reaches, gets nothing.
+ */
+const fenced = (deps: RecordsDeps, ctx: CallContext) =>
+  ctx.status !== 'running' ||
+  ctx.expires_ms <= deps.clock.now() ||
+  !deps.chainVerifies(ctx.tenant, ctx.chain) ||
+  ctx.revocations.some((r) => reaches(r, ctx.chain));
 
 const invalidOf = (error: z.ZodError): Refusal => {
   const issue = error.issues[0]!;
@@ -47,7 +61,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
     const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const ctx = ticket ? await callContext(deps.db, ticket) : null;
     if (!ctx) return send(reply, '', E.left(refusal('ticket')));
-    if (ctx.expires_ms <= deps.clock.now()) return send(reply, ctx.purpose, E.left(refusal('revoked')));
+    if (fenced(deps, ctx)) return send(reply, ctx.purpose, E.left(refusal('revoked')));
 
     const index = await deps.counter.next(ctx.call);
     if (index > MAX_REQUESTS_PER_CALL) return send(reply, ctx.purpose, E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })));

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getTenant } from '../../../queries/tenants.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
-import { CreateTenantBody, InstallPluginBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
+import { CreateTenantBody, InstallPluginBody, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
 
 const security = [{ admin: [] }];
 
@@ -24,4 +24,10 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   r.post('/v1/tenants/:t/plugins', { schema: { params: TenantParams, body: InstallPluginBody, security, tags: ['admin'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
       (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }), 201));
+
+  r.post('/v1/tenants/:t/revocations', { schema: { params: TenantParams, body: RevocationsBody, security, tags: ['admin'] } }, async (req, reply) =>
+    answer(reply, deps.runner, await deps.revocations.apply(req.params.t, req.body.revocations), ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt })));
+
+  r.get('/v1/audit-key', { schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
+    reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey));
 };
