@@ -13,6 +13,8 @@ const STATUS: Readonly<Record<string, number>> = {
   closed: 400,
   ends_at: 400,
   job_not_running: 403,
+  widening_refused: 403,
+  envelope_invalid: 403,
   not_found: 404,
   already_exists: 409,
   stale: 409,
