@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { startService } from '../service.ts';
-import { loadOrCreateSecret, randomKey } from '../keys/secrets.ts';
+import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
 import { loadMasterKey } from '../keys/master.ts';
 import { loadAuditKey } from '../keys/audit-key.ts';
 import { dataDirOf, openDatabase } from './database.ts';
@@ -21,6 +21,8 @@ export const start = async (opts: StartOptions) => {
     : loadOrCreateSecret(dataDir, 'admin-key', randomKey(32));
   const masterKey = loadMasterKey(dataDir);
   const auditKey = loadAuditKey(dataDir);
+  // Set when management runs apart from the edges; a single server derives from the master key.
+  const secretsKey = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : undefined;
 
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line }));
   const service = await startService({
@@ -28,6 +30,7 @@ export const start = async (opts: StartOptions) => {
     adminKey: admin.value,
     masterKey,
     auditKey,
+    ...(secretsKey ? { secretsKey } : {}),
     port,
     testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',
     logger,
