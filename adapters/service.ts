@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { revocationCommands } from '../commands/revocations.ts';
+import { complianceCommands } from '../commands/compliance.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import { publicPem } from './keys/audit-key.ts';
 import type pg from 'pg';
@@ -31,6 +32,8 @@ export interface ServiceOptions {
   readonly secretsKey?: Buffer;
   /** The Ed25519 audit key that signs receipts. */
   readonly auditKey: KeyObject;
+  /** How often retention runs for every tenant; 0 or absent: only on POST …/retention/run. */
+  readonly retentionIntervalMs?: number;
   readonly host?: string;
   readonly port?: number;
   readonly testClock?: boolean;
@@ -62,6 +65,17 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
   runner.start();
+  const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) });
+  // Retention runs on the service clock, on an interval, for every tenant.
+  const retentionTimer =
+    (o.retentionIntervalMs ?? 0) > 0
+      ? setInterval(() => {
+          void (async () => {
+            const { rows } = await db.query<{ id: string }>('SELECT id FROM rm_tenants ORDER BY id');
+            for (const t of rows) await compliance.retention(t.id);
+          })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
+        }, o.retentionIntervalMs)
+      : null;
   let url = '';
   const app = await buildServer(
     {
@@ -85,6 +99,14 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       },
       revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),
+      compliance: {
+        compliance,
+        store,
+        db,
+        sealer: keystore,
+        clock,
+        runner,
+      },
     },
     o.logger,
   );
@@ -98,6 +120,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     runner,
     clock,
     async close() {
+      if (retentionTimer) clearInterval(retentionTimer);
       await app.close();
       await runner.stop();
       await store.close();

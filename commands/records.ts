@@ -8,7 +8,7 @@ import type { Sealer } from '../domain/ports/sealer.ts';
 import { decidePut } from '../domain/records/decide.ts';
 import { MEMORY_TAINT, agentMayUse } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey, scopeKind } from '../domain/records/rules.ts';
-import { evolveScope, initialScopeState, type OpenedRecordEvent, type ScopeState } from '../domain/records/state.ts';
+import { evolveScope, initialScopeState, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { backoff, streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
@@ -54,9 +54,11 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
   const exclusive = streamLocks();
 
   /** Opens the sealed digest of each version so the decider can compare digests. */
-  const open = async (recorded: Awaited<ReturnType<EventStore['readStream']>>[number]): Promise<OpenedRecordEvent> => {
+  const open = async (recorded: Awaited<ReturnType<EventStore['readStream']>>[number]): Promise<ScopeEvent> => {
     const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
-    if (E.isLeft(decoded) || decoded.right.type !== 'RecordVersionWritten') throw new Error(`records stream ${recorded.stream}: unexpected ${recorded.type}`);
+    if (E.isLeft(decoded)) throw new Error(`records stream ${recorded.stream}: ${decoded.left}`);
+    if (decoded.right.type === 'RecordRemoved' || decoded.right.type === 'RenewalRequested') return decoded.right;
+    if (decoded.right.type !== 'RecordVersionWritten') throw new Error(`records stream ${recorded.stream}: unexpected ${recorded.type}`);
     const d = decoded.right.data;
     const digest = d.dedupe === null ? null : await sealer.open(d, 'dedupe', d.dedupe);
     return { type: 'RecordVersionWritten', data: { ...d, dedupe_digest: digest } };

@@ -5,6 +5,7 @@ import { jobsProjection } from './jobs.ts';
 import type { Projection } from './projection.ts';
 import { recordsProjection } from './records.ts';
 import { revocationsProjection } from './revocations.ts';
+import { retentionProjection } from './retention.ts';
 import { tenantsProjection } from './tenants.ts';
 
 export interface ProjectionDeps {
@@ -18,6 +19,7 @@ export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
   recordsProjection,
   dedupeDigestsProjection(deps.sealer),
   revocationsProjection,
+  retentionProjection,
 ];
 
-export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations'] as const;
+export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention'] as const;

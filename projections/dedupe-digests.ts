@@ -16,6 +16,12 @@ export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
     );
     CREATE INDEX IF NOT EXISTS rm_dedupe_digests_by_digest ON rm_dedupe_digests (tenant, plugin, scope, digest);`,
   async apply(sql, event) {
+    if (event.type === 'RecordRemoved') {
+      await sql.query('DELETE FROM rm_dedupe_digests WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4', [
+        event.data.tenant, event.data.plugin, event.data.scope, event.data.key,
+      ]);
+      return;
+    }
     if (event.type !== 'RecordVersionWritten') return;
     const d = event.data;
     const where = [d.tenant, d.plugin, d.scope, d.key];

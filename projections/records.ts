@@ -29,6 +29,12 @@ export const recordsProjection: Projection = {
       PRIMARY KEY (tenant, request_key)
     );`,
   async apply(sql, event) {
+    if (event.type === 'RecordRemoved') {
+      const where = [event.data.tenant, event.data.plugin, event.data.scope, event.data.key];
+      for (const table of ['rm_record_versions', 'rm_records', 'rm_request_keys'])
+        await sql.query(`DELETE FROM ${table} WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4`, where);
+      return;
+    }
     if (event.type !== 'RecordVersionWritten') return;
     const d = event.data;
     await sql.query(

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { rebuild } from './rebuild.ts';
 import { start } from './start.ts';
 import { verifyReceiptFile } from './receipt.ts';
+import { readFileSync } from 'node:fs';
+import { client, print } from './client.ts';
 
 const program = new Command()
   .name('custodian')
@@ -27,5 +29,40 @@ receipt
   .description('check a receipt with the audit public key alone (GET /v1/audit-key)')
   .requiredOption('--public-key <pem>', 'file holding the audit public key (PEM, SPKI)')
   .action(verifyReceiptFile);
+
+const remote = (c: Command) => c.option('--url <url>', 'the running service (CUSTODIAN_URL, default http://127.0.0.1:$PORT)').option('--data-dir <dir>', 'where the admin key is kept');
+
+remote(program.command('export').description('a tenant\'s records rebuilt from the event log, as JSON Lines with a manifest'))
+  .requiredOption('--tenant <t>')
+  .option('--versions', 'every version, not only the newest')
+  .option('--position <p>', 'rebuild as of this log position')
+  .action(async (o) => {
+    const q = new URLSearchParams({ ...(o.versions ? { versions: 'true' } : {}), ...(o.position ? { position: String(o.position) } : {}) });
+    print(await client(o)('GET', `/v1/tenants/${o.tenant}/export?${q}`));
+  });
+
+remote(program.command('import <file>').description('load an export into an empty tenant'))
+  .requiredOption('--tenant <t>')
+  .action(async (file, o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/import`, readFileSync(file, 'utf8'), 'application/x-ndjson')));
+
+remote(program.command('erase').description('erase a data subject by shredding their key; answers a signed receipt'))
+  .requiredOption('--tenant <t>')
+  .requiredOption('--subject <data_subject>')
+  .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/erasures`, { data_subject: o.subject })));
+
+const hold = program.command('hold').description('legal holds');
+remote(hold.command('place').description('place a hold; the selector is JSON, e.g. \'{"data_subject":"user:ada"}\''))
+  .requiredOption('--tenant <t>')
+  .requiredOption('--selector <json>')
+  .requiredOption('--reason <text>')
+  .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/holds`, { selector: JSON.parse(o.selector), reason: o.reason })));
+remote(hold.command('release <id>').description('release a hold; deferred erasures run'))
+  .requiredOption('--tenant <t>')
+  .action(async (id, o) => print(await client(o)('DELETE', `/v1/tenants/${o.tenant}/holds/${id}`)));
+
+const retention = program.command('retention').description('retention of ended records');
+remote(retention.command('run').description('run retention for a tenant now'))
+  .requiredOption('--tenant <t>')
+  .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/retention/run`)));
 
 await program.parseAsync(process.argv);

@@ -30,6 +30,7 @@ export const start = async (opts: StartOptions) => {
     adminKey: admin.value,
     masterKey,
     auditKey,
+    retentionIntervalMs: Number(process.env.CUSTODIAN_RETENTION_INTERVAL_MS ?? 10 * 60_000),
     ...(secretsKey ? { secretsKey } : {}),
     port,
     testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',

@@ -5,6 +5,7 @@ import type { EventStore } from '../../domain/ports/event-store.ts';
 import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { TestClock } from '../clock/system.ts';
 import type { RecordsDeps } from './routes/records.ts';
+import type { ComplianceDepsHttp } from './routes/compliance.ts';
 import type { RevocationCommands } from '../../commands/revocations.ts';
 
 export interface HttpDeps {
@@ -20,6 +21,7 @@ export interface HttpDeps {
   readonly publicUrl: () => string;
   readonly records: RecordsDeps;
   readonly revocations: RevocationCommands;
+  readonly compliance: ComplianceDepsHttp;
   /** The audit public key, PEM (SPKI). */
   readonly auditPublicKey: string;
 }

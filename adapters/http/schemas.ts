@@ -88,3 +88,24 @@ export const RevocationsBody = z.strictObject({
     .min(1)
     .max(1000),
 });
+
+export const HoldBody = z.strictObject({
+  selector: z
+    .strictObject({
+      tenant: z.literal(true).optional(),
+      plugin: z.string().regex(PLUGIN_NAME).optional(),
+      scope: recordScope.optional(),
+      record: z.string().min(1).max(200).optional(),
+      data_subject: name.optional(),
+      job: z.string().regex(JOB_ID).optional(),
+    })
+    .refine((s) => Object.keys(s).length > 0, { message: 'a selector names at least one of tenant, plugin, scope, record, data_subject, job' }),
+  reason: z.string().min(1).max(2000),
+});
+export const HoldParams = TenantParams.extend({ hold: z.string().uuid() });
+export const ErasureBody = z.strictObject({ data_subject: name });
+export const ExportQuery = z.strictObject({
+  position: z.coerce.number().int().min(0).optional(),
+  versions: z.enum(['true', 'false']).optional(),
+});
+export const RenewalsQuery = z.strictObject({ plugin: z.string().regex(PLUGIN_NAME).optional() });

@@ -7,6 +7,7 @@ import { adminKeyMatches } from './auth.ts';
 import type { HttpDeps } from './deps.ts';
 import { refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { complianceRoutes } from './routes/compliance.ts';
 import { MALFORMED_JSON, recordsRoutes } from './routes/records.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
@@ -34,6 +35,9 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
       done(error, undefined);
     }
   });
+
+  // Exports travel as JSON Lines, taken as text and parsed by the import itself.
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: 256 << 20 }, (_req, body, done) => done(null, String(body)));
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -68,6 +72,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
   tenantRoutes(app, deps);
   jobRoutes(app, deps);
   recordsRoutes(app, deps.records);
+  complianceRoutes(app, deps.compliance);
   systemRoutes(app, deps, metrics);
   await app.ready();
   return app;

@@ -64,6 +64,12 @@ const ownerOf = (c: Pick<SealContext, 'data_subject'>) => (c.data_subject === nu
 
 export interface Keystore extends Sealer {
   readonly cachedKeys: () => number;
+  /** Deletes every data key of a record: all its versions, in every copy of the log, are gone. */
+  shredRecord(tenant: string, plugin: string, scope: string, key: string): Promise<number>;
+  /** Deletes a data subject's key and the data keys it wrapped. */
+  shredSubject(tenant: string, subject: string): Promise<number>;
+  /** Rewrites the keystore tables so deleted keys leave no bytes behind in their files. */
+  vacuum(): Promise<void>;
 }
 
 export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSize = 10_000): Promise<Keystore> => {
@@ -150,5 +156,31 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       return hmacHex(k, text);
     },
     cachedKeys: () => cache.size,
+    async shredRecord(tenant, plugin, scope, key) {
+      const { rows } = await pool.query<{ key_id: string; owner: string }>(
+        'DELETE FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 RETURNING key_id, owner',
+        [tenant, plugin, scope, key],
+      );
+      for (const r of rows) {
+        cache.delete(r.key_id);
+        idsByRecord.delete([tenant, plugin, scope, key, r.owner].join('\n'));
+      }
+      return rows.length;
+    },
+    async shredSubject(tenant, subject) {
+      const { rows } = await pool.query<{ key_id: string; plugin: string; scope: string; record_key: string; owner: string }>(
+        'DELETE FROM custodian_data_keys WHERE tenant = $1 AND owner = $2 RETURNING key_id, plugin, scope, record_key, owner',
+        [tenant, `subject:${subject}`],
+      );
+      for (const r of rows) {
+        cache.delete(r.key_id);
+        idsByRecord.delete([tenant, r.plugin, r.scope, r.record_key, r.owner].join('\n'));
+      }
+      await pool.query('DELETE FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
+      return rows.length;
+    },
+    async vacuum() {
+      await pool.query('VACUUM FULL custodian_data_keys, custodian_subject_keys');
+    },
   };
 };

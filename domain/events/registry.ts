@@ -2,8 +2,9 @@ import { makeRegistry } from './schema.ts';
 import { tenantEventSchemas, type TenantEvent } from '../tenants/events.ts';
 import { jobEventSchemas, type JobEvent } from '../jobs/events.ts';
 import { recordEventSchemas, type RecordEvent } from '../records/events.ts';
+import { retentionEventSchemas, type RetentionEvent } from '../retention/events.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
-export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas, ...recordEventSchemas]);
+export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas, ...recordEventSchemas, ...retentionEventSchemas]);

@@ -1,8 +1,12 @@
 import type { RecordVersionWrittenData } from './events.ts';
+import type { EventOf } from '../events/schema.ts';
+import type { RecordRemoved, RenewalRequested } from '../retention/events.ts';
 
 /** A version as the decider sees it: the digest opened, the body left sealed (it never needs it). */
 export type OpenedVersion = RecordVersionWrittenData & { readonly dedupe_digest: string | null };
 export type OpenedRecordEvent = { readonly type: 'RecordVersionWritten'; readonly data: OpenedVersion };
+/** Everything a scope stream holds, as its decider folds it. */
+export type ScopeEvent = OpenedRecordEvent | EventOf<typeof RecordRemoved> | EventOf<typeof RenewalRequested>;
 
 export interface VersionMeta {
   readonly version: number;
@@ -41,7 +45,18 @@ export const countsUnderCaps = (v: VersionMeta | undefined) => v !== undefined &
 export const isLive = (v: VersionMeta | undefined, now: number) => v !== undefined && v.state !== 'deleted' && !v.closed && v.ends_at > now;
 export const newest = (r: RecordMeta | undefined) => r?.versions.at(-1);
 
-export const evolveScope = (s: ScopeState, event: OpenedRecordEvent): ScopeState => {
+export const evolveScope = (s: ScopeState, event: ScopeEvent): ScopeState => {
+  if (event.type === 'RenewalRequested') return s;
+  if (event.type === 'RecordRemoved') {
+    // Gone from every model: it counts no more, its digest is free, its key may start again.
+    const gone = newest(s.records.get(event.data.key));
+    if (countsUnderCaps(gone)) {
+      s.counted -= 1;
+      s.bytes -= gone!.body_bytes;
+    }
+    s.records.delete(event.data.key);
+    return s;
+  }
   const d = event.data;
   const record = s.records.get(d.key) ?? { key: d.key, versions: [], everPerson: false };
   const before = newest(record);

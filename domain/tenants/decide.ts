@@ -4,9 +4,14 @@ import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import { applyPatch, defaultSettings, settingsProblem, type TenantSettingsPatch } from './settings.ts';
 import type { BatchItem, RecordScopeKind, TenantEvent } from './events.ts';
 import { decideRevocations } from './revoke.ts';
-import { evolveTenant, initialTenantState, type TenantState } from './state.ts';
+import { evolveTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
+import type { Selector } from '../retention/holds.ts';
 
 export type TenantCommand =
+  | { readonly type: 'PlaceHold'; readonly tenant: string; readonly hold: string; readonly selector: Selector; readonly reason: string; readonly now: number }
+  | { readonly type: 'ReleaseHold'; readonly tenant: string; readonly hold: string; readonly now: number }
+  | { readonly type: 'RequestErasure'; readonly tenant: string; readonly data_subject: string; readonly now: number }
+  | { readonly type: 'CompleteErasure'; readonly tenant: string; readonly data_subject: string; readonly records: number; readonly receipt: Record<string, unknown>; readonly now: number }
   | { readonly type: 'ApplyRevocations'; readonly tenant: string; readonly items: readonly BatchItem[]; readonly now: number }
   | { readonly type: 'IssueReceipt'; readonly tenant: string; readonly epoch: number; readonly receipt: Record<string, unknown>; readonly now: number }
   | { readonly type: 'CreateTenant'; readonly tenant: string; readonly settings: TenantSettingsPatch; readonly now: number }
@@ -22,7 +27,7 @@ export type TenantCommand =
       readonly now: number;
     };
 
-type Decision = E.Either<Refusal, readonly TenantEvent[]>;
+type Decision = E.Either<Refusal, readonly TenantStreamEvent[]>;
 
 const ALL_SCOPE_KINDS: readonly RecordScopeKind[] = ['agent', 'project', 'tenant'];
 
@@ -80,6 +85,20 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
       return installPlugin(c, s);
     case 'ApplyRevocations':
       return decideRevocations(s, c.items, c.now);
+    case 'PlaceHold':
+      if (!s.exists) return E.left(notFound('tenant'));
+      if (Object.keys(c.selector).length === 0) return E.left(invalid('selector', 'a selector names at least one of tenant, plugin, scope, record, data_subject, job'));
+      return E.right([{ type: 'HoldPlaced', data: { tenant: c.tenant, hold: c.hold, selector: c.selector, reason: c.reason, placed_ms: c.now } }]);
+    case 'ReleaseHold':
+      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.holds[c.hold]) return E.left(notFound('hold'));
+      return E.right([{ type: 'HoldReleased', data: { tenant: c.tenant, hold: c.hold, released_ms: c.now } }]);
+    case 'RequestErasure':
+      if (!s.exists) return E.left(notFound('tenant'));
+      return E.right(s.pending_erasures.includes(c.data_subject) ? [] : [{ type: 'ErasureRequested', data: { tenant: c.tenant, data_subject: c.data_subject, requested_ms: c.now } }]);
+    case 'CompleteErasure':
+      if (!s.exists) return E.left(notFound('tenant'));
+      return E.right([{ type: 'SubjectKeyShredded', data: { tenant: c.tenant, data_subject: c.data_subject, records: c.records, receipt: c.receipt, shredded_ms: c.now } }]);
     case 'IssueReceipt':
       return s.exists
         ? E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }])
@@ -87,7 +106,7 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
   }
 };
 
-export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
+export const tenantDecider: Decider<TenantCommand, TenantStreamEvent, TenantState> = {
   initialState: initialTenantState,
   evolve: evolveTenant,
   decide: decideTenant,

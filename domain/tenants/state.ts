@@ -1,5 +1,10 @@
 import { applyPatch, type TenantSettings } from './settings.ts';
 import type { RecordScopeKind, TenantEvent } from './events.ts';
+import type { RetentionEvent } from '../retention/events.ts';
+import type { Selector } from '../retention/holds.ts';
+
+/** Everything a tenant stream holds. */
+export type TenantStreamEvent = TenantEvent | Extract<RetentionEvent, { type: 'HoldPlaced' | 'HoldReleased' | 'ErasureRequested' | 'SubjectKeyShredded' }>;
 
 export interface PluginInstall {
   readonly name: string;
@@ -21,11 +26,14 @@ export type TenantState =
       readonly settings_version: number;
       readonly created_ms: number;
       readonly plugins: Readonly<Record<string, PluginInstall>>;
+      readonly holds: Readonly<Record<string, { selector: Selector; reason: string }>>;
+      /** Data subjects whose erasure waits on holds. */
+      readonly pending_erasures: readonly string[];
     };
 
 export const initialTenantState = (): TenantState => ({ exists: false });
 
-export const evolveTenant = (state: TenantState, event: TenantEvent): TenantState => {
+export const evolveTenant = (state: TenantState, event: TenantStreamEvent): TenantState => {
   switch (event.type) {
     case 'TenantCreated':
       return {
@@ -36,6 +44,8 @@ export const evolveTenant = (state: TenantState, event: TenantEvent): TenantStat
         settings_version: 1,
         created_ms: event.data.created_ms,
         plugins: {},
+        holds: {},
+        pending_erasures: [],
       };
     case 'TenantSettingsChanged':
       if (!state.exists) return state;
@@ -53,6 +63,19 @@ export const evolveTenant = (state: TenantState, event: TenantEvent): TenantStat
     }
     case 'RevocationReceiptIssued':
       return state;
+    case 'HoldPlaced':
+      return state.exists ? { ...state, holds: { ...state.holds, [event.data.hold]: { selector: event.data.selector, reason: event.data.reason } } } : state;
+    case 'HoldReleased': {
+      if (!state.exists) return state;
+      const { [event.data.hold]: _gone, ...holds } = state.holds;
+      return { ...state, holds };
+    }
+    case 'ErasureRequested':
+      return state.exists && !state.pending_erasures.includes(event.data.data_subject)
+        ? { ...state, pending_erasures: [...state.pending_erasures, event.data.data_subject] }
+        : state;
+    case 'SubjectKeyShredded':
+      return state.exists ? { ...state, pending_erasures: state.pending_erasures.filter((s) => s !== event.data.data_subject) } : state;
   }
 };
 
@@ -63,4 +86,6 @@ export const tenantView = (s: Extract<TenantState, { exists: true }>) => ({
   authority_epoch: s.authority_epoch,
   created_ms: s.created_ms,
   plugins: Object.values(s.plugins).map((p) => ({ ...p })),
+  holds: Object.entries(s.holds).map(([id, h]) => ({ id, ...h })),
+  pending_erasures: s.pending_erasures,
 });

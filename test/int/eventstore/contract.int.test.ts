@@ -46,6 +46,14 @@ const until = async (check: () => boolean, ms = 15_000) => {
   }
 };
 
+const untilAsync = async (check: () => Promise<boolean>, ms = 15_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
 const memoryAdapter = (): Adapter => ({
   name: 'memory',
   positionsBeforeCommit: false,
@@ -154,7 +162,9 @@ describe.each([memoryAdapter(), postgresAdapter()])('event store contract: $name
     // The head a reader may see can lag (another transaction on the server holds it back),
     // so events of earlier tests may follow `head`: look at this test's streams.
     const mine = (es: readonly RecordedEvent[]) => es.filter((e) => e.stream === a || e.stream === b);
-    const everything = await store.readAll(head);
+    // Visible once no older transaction on the server is still open: wait for that, never skip.
+    let everything: readonly RecordedEvent[] = [];
+    await untilAsync(async () => mine((everything = await store.readAll(head))).length === 4);
     const all = mine(everything);
     expect(all.map((e) => [e.stream, e.revision])).toEqual([[a, 0], [b, 0], [b, 1], [a, 1]]);
     const positions = everything.map((e) => e.position);

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { fold } from '../../../domain/shared/decider.ts';
 import { tenantDecider, type TenantCommand } from '../../../domain/tenants/decide.ts';
 import type { TenantEvent } from '../../../domain/tenants/events.ts';
+import type { TenantStreamEvent } from '../../../domain/tenants/state.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
 
-const given = (events: TenantEvent[]) => ({
+const given = (events: TenantStreamEvent[]) => ({
   when: (command: TenantCommand) => tenantDecider.decide(command, fold(tenantDecider, events)),
 });
 

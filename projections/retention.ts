@@ -1,0 +1,47 @@
+import type { Projection } from './projection.ts';
+
+/** Renewals asked of record owners, and the tenant's legal holds. */
+export const retentionProjection: Projection = {
+  name: 'retention',
+  tables: ['rm_renewals', 'rm_holds'],
+  schema: `
+    CREATE TABLE IF NOT EXISTS rm_renewals (
+      tenant text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, version int NOT NULL,
+      ends_at bigint NOT NULL, requested_ms bigint NOT NULL,
+      PRIMARY KEY (tenant, plugin, scope, key)
+    );
+    CREATE TABLE IF NOT EXISTS rm_holds (
+      tenant text NOT NULL, hold text NOT NULL, selector jsonb NOT NULL, reason text NOT NULL, placed_ms bigint NOT NULL,
+      PRIMARY KEY (tenant, hold)
+    );`,
+  async apply(sql, event) {
+    switch (event.type) {
+      case 'RenewalRequested': {
+        const d = event.data;
+        await sql.query(
+          `INSERT INTO rm_renewals (tenant, plugin, scope, key, version, ends_at, requested_ms) VALUES ($1,$2,$3,$4,$5,$6,$7)
+           ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, ends_at = EXCLUDED.ends_at, requested_ms = EXCLUDED.requested_ms`,
+          [d.tenant, d.plugin, d.scope, d.key, d.version, d.ends_at, d.requested_ms],
+        );
+        return;
+      }
+      case 'RecordVersionWritten':
+      case 'RecordRemoved':
+        // A new version is the renewal; a removed record needs none.
+        await sql.query('DELETE FROM rm_renewals WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4', [
+          event.data.tenant, event.data.plugin, event.data.scope, event.data.key,
+        ]);
+        return;
+      case 'HoldPlaced':
+        await sql.query('INSERT INTO rm_holds (tenant, hold, selector, reason, placed_ms) VALUES ($1,$2,$3,$4,$5)', [
+          event.data.tenant, event.data.hold, JSON.stringify(event.data.selector), event.data.reason, event.data.placed_ms,
+        ]);
+        return;
+      case 'HoldReleased':
+        await sql.query('DELETE FROM rm_holds WHERE tenant = $1 AND hold = $2', [event.data.tenant, event.data.hold]);
+        return;
+      default:
+        return;
+    }
+  },
+};
