@@ -8,7 +8,8 @@ export const tenantsProjection: Projection = {
       id text PRIMARY KEY,
       settings jsonb NOT NULL,
       authority_epoch int NOT NULL,
-      created_ms bigint NOT NULL
+      created_ms bigint NOT NULL,
+      pending_erasures jsonb NOT NULL DEFAULT '[]'
     );
     CREATE TABLE IF NOT EXISTS rm_plugins (
       tenant text NOT NULL,
@@ -42,6 +43,15 @@ export const tenantsProjection: Projection = {
         );
         return;
       }
+      case 'ErasureRequested':
+        await sql.query(
+          `UPDATE rm_tenants SET pending_erasures = pending_erasures || to_jsonb($2::text) WHERE id = $1 AND NOT pending_erasures ? $2`,
+          [event.data.tenant, event.data.data_subject],
+        );
+        return;
+      case 'SubjectKeyShredded':
+        await sql.query(`UPDATE rm_tenants SET pending_erasures = pending_erasures - $2::text WHERE id = $1`, [event.data.tenant, event.data.data_subject]);
+        return;
       case 'RevocationBatchApplied': {
         const d = event.data;
         await sql.query(

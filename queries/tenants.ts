@@ -1,8 +1,8 @@
 import type { Sql } from '../domain/ports/read-model.ts';
 
 export const getTenant = async (sql: Sql, tenant: string) => {
-  const { rows } = await sql.query<{ id: string; settings: unknown; authority_epoch: number; created_ms: number }>(
-    'SELECT id, settings, authority_epoch, created_ms FROM rm_tenants WHERE id = $1',
+  const { rows } = await sql.query<{ id: string; settings: unknown; authority_epoch: number; created_ms: number; pending_erasures: string[] }>(
+    'SELECT id, settings, authority_epoch, created_ms, pending_erasures FROM rm_tenants WHERE id = $1',
     [tenant],
   );
   const t = rows[0];
@@ -11,5 +11,6 @@ export const getTenant = async (sql: Sql, tenant: string) => {
     'SELECT name, install_gen, scopes, functions, agents, startup FROM rm_plugins WHERE tenant = $1 ORDER BY name',
     [tenant],
   );
-  return { ...t, created_ms: Number(t.created_ms), plugins };
+  const { rows: holds } = await sql.query('SELECT hold AS id, selector, reason, placed_ms::float8 AS placed_ms FROM rm_holds WHERE tenant = $1 ORDER BY placed_ms, hold', [tenant]);
+  return { ...t, created_ms: Number(t.created_ms), plugins, holds };
 };
