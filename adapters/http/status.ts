@@ -17,6 +17,7 @@ const STATUS: Readonly<Record<string, number>> = {
   envelope_invalid: 403,
   not_found: 404,
   already_exists: 409,
+  not_empty: 409,
   stale: 409,
   duplicate: 409,
   full: 409,

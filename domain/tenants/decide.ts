@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Decider } from '../shared/decider.ts';
 import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import { applyPatch, defaultSettings, settingsProblem, type TenantSettingsPatch } from './settings.ts';
-import type { BatchItem, RecordScopeKind, TenantEvent } from './events.ts';
+import type { BatchItem, RecordScopeKind } from './events.ts';
 import { decideRevocations } from './revoke.ts';
 import { evolveTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
 import type { Selector } from '../retention/holds.ts';

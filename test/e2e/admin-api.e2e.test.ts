@@ -164,7 +164,7 @@ describe('admin API: every refusal is a 4xx JSON error that writes nothing', () 
   };
 
   it.each(endpoints)('%s %s', async (method, path, good, wrongType) => {
-    const head = await svc.store.headPosition();
+    const head = await svc.lastPosition();
 
     expectRefusal(await svc.admin(method, path, good, { authorization: '' }), 401);
     expectRefusal(await svc.admin(method, path, good, { authorization: 'Bearer wrong-key' }), 401);
@@ -186,7 +186,7 @@ describe('admin API: every refusal is a 4xx JSON error that writes nothing', () 
 
       expectRefusal(await svc.admin(method, path, 'plain text', { 'content-type': 'text/plain' }), 415);
     }
-    expect(await svc.store.headPosition()).toBe(head);
+    expect(await svc.lastPosition()).toBe(head);
   });
 
   it('refuses bad path parameters as invalid', async () => {

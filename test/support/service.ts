@@ -8,6 +8,8 @@ export const ADMIN_KEY = 'test-admin-key-0123456789';
 export interface TestService extends Service {
   readonly databaseUrl: string;
   readonly masterKey: Buffer;
+  /** The last position written, visible or not yet: "writes nothing" compares it before and after. */
+  lastPosition(): Promise<number>;
   /** fetch against the service with the admin key and JSON, answering status and parsed body. */
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
@@ -26,6 +28,10 @@ export const startTestService = async (options: { testClock?: boolean; shareWith
     ...service,
     databaseUrl,
     masterKey,
+    async lastPosition() {
+      const { rows } = await service.pool.query<{ p: number | null }>('SELECT max(position) AS p FROM custodian_events');
+      return Number(rows[0]?.p ?? 0);
+    },
     async admin(method, path, body, headers = {}) {
       const res = await fetch(`${service.url}${path}`, {
         method,

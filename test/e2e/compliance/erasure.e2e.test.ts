@@ -80,7 +80,7 @@ describe('erasure of a data subject', () => {
       }
       expect(scanned).toBeGreaterThan(1024 * 1024);
     }
-    let dump = '';
+    let dump: string;
     try {
       dump = execFileSync('pg_dump', ['--dbname', svc.databaseUrl], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
     } catch {

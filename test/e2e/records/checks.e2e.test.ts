@@ -19,9 +19,9 @@ afterAll(async () => svc?.stop());
 
 /** A refused put writes nothing: the log does not move. */
 const refusedWithoutWrite = async (attempt: () => Promise<{ status: number; body: any }>) => {
-  const head = await svc.store.headPosition();
+  const head = await svc.lastPosition();
   const r = await attempt();
-  expect(await svc.store.headPosition()).toBe(head);
+  expect(await svc.lastPosition()).toBe(head);
   return r;
 };
 
