@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { revocationCommands } from '../commands/revocations.ts';
 import { complianceCommands } from '../commands/compliance.ts';
+import { auditQueries } from '../queries/audit.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import { publicPem } from './keys/audit-key.ts';
 import type pg from 'pg';
@@ -99,6 +100,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       },
       revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),
+      audit: auditQueries(db, o.auditKey),
       compliance: {
         compliance,
         store,

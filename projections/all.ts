@@ -6,6 +6,7 @@ import type { Projection } from './projection.ts';
 import { recordsProjection } from './records.ts';
 import { revocationsProjection } from './revocations.ts';
 import { retentionProjection } from './retention.ts';
+import { auditProjection } from './audit.ts';
 import { tenantsProjection } from './tenants.ts';
 
 export interface ProjectionDeps {
@@ -20,6 +21,8 @@ export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
   dedupeDigestsProjection(deps.sealer),
   revocationsProjection,
   retentionProjection,
+  // Last: it reads the jobs model for the names its entries carry.
+  auditProjection,
 ];
 
-export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention'] as const;
+export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention', 'audit'] as const;

@@ -4,6 +4,7 @@ import { start } from './start.ts';
 import { verifyReceiptFile } from './receipt.ts';
 import { readFileSync } from 'node:fs';
 import { client, print } from './client.ts';
+import { auditCommands } from './audit.ts';
 
 const program = new Command()
   .name('custodian')
@@ -64,5 +65,7 @@ const retention = program.command('retention').description('retention of ended r
 remote(retention.command('run').description('run retention for a tenant now'))
   .requiredOption('--tenant <t>')
   .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/retention/run`)));
+
+auditCommands(program, remote);
 
 await program.parseAsync(process.argv);

@@ -6,6 +6,7 @@ import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { TestClock } from '../clock/system.ts';
 import type { RecordsDeps } from './routes/records.ts';
 import type { ComplianceDepsHttp } from './routes/compliance.ts';
+import type { AuditQueries } from '../../queries/audit.ts';
 import type { RevocationCommands } from '../../commands/revocations.ts';
 
 export interface HttpDeps {
@@ -22,6 +23,7 @@ export interface HttpDeps {
   readonly records: RecordsDeps;
   readonly revocations: RevocationCommands;
   readonly compliance: ComplianceDepsHttp;
+  readonly audit: AuditQueries;
   /** The audit public key, PEM (SPKI). */
   readonly auditPublicKey: string;
 }

@@ -109,3 +109,19 @@ export const ExportQuery = z.strictObject({
   versions: z.enum(['true', 'false']).optional(),
 });
 export const RenewalsQuery = z.strictObject({ plugin: z.string().regex(PLUGIN_NAME).optional() });
+
+export const AuditQuery = z.strictObject({
+  job: z.string().max(200).optional(),
+  record: z.string().max(500).optional(),
+  kind: z.string().max(64).optional(),
+  subject: z.string().max(200).optional(),
+  since: z.coerce.number().int().min(0).optional(),
+  until: z.coerce.number().int().min(0).optional(),
+  epoch: z.coerce.number().int().min(0).optional(),
+});
+export const ProofQuery = z.strictObject({
+  leaf: z.coerce.number().int().min(0).optional(),
+  size: z.coerce.number().int().min(1).optional(),
+  from: z.coerce.number().int().min(1).optional(),
+  to: z.coerce.number().int().min(1).optional(),
+});

@@ -8,6 +8,7 @@ import type { HttpDeps } from './deps.ts';
 import { refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { complianceRoutes } from './routes/compliance.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { MALFORMED_JSON, recordsRoutes } from './routes/records.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
@@ -73,6 +74,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
   jobRoutes(app, deps);
   recordsRoutes(app, deps.records);
   complianceRoutes(app, deps.compliance);
+  auditRoutes(app, { audit: deps.audit, db: deps.db });
   systemRoutes(app, deps, metrics);
   await app.ready();
   return app;

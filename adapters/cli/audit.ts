@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
+import { client, print, type ClientOptions } from './client.ts';
+
+type Opts = ClientOptions & Record<string, string | boolean | undefined>;
+
+const FILTERS = ['job', 'record', 'kind', 'subject', 'since', 'until', 'epoch'] as const;
+
+const table = (lines: string[]) => {
+  const rows = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  const records = (r: Record<string, unknown>) =>
+    ((r.records as { scope: string; key: string; version: number }[] | undefined) ?? []).map((x) => `${x.scope}#${x.key}#${x.version}`).join(' ');
+  const out = [['seq', 'at', 'kind', 'job', 'agent', 'subject', 'records / detail'].join('\t')];
+  for (const r of rows)
+    out.push([r.seq, new Date(Number(r.at)).toISOString(), r.kind, r.job ?? '', r.agent ?? '', r.subject ?? '', records(r) || JSON.stringify(r.stopped ?? r.reason ?? r.hold ?? '')].join('\t'));
+  return `${out.join('\n')}\n`;
+};
+
+export const auditCommands = (program: Command, remote: (c: Command) => Command) => {
+  const audit = program.command('audit').description('the verifiable audit log');
+
+  const replay = remote(audit.command('replay').description('the timeline, filtered, as a table or JSON Lines'))
+    .requiredOption('--tenant <t>')
+    .option('--jsonl', 'JSON Lines, exactly as hashed')
+    .option('--who-read <scope#key#version>', 'who read record R at version V')
+    .option('--revocation-epoch <e>', 'which jobs revocation epoch E stopped, under which receipt');
+  for (const f of FILTERS) replay.option(`--${f} <value>`);
+  replay.action(async (o: Opts) => {
+    const q = new URLSearchParams();
+    for (const f of FILTERS) if (typeof o[f] === 'string') q.set(f, o[f] as string);
+    if (typeof o.whoRead === 'string') {
+      q.set('kind', 'read');
+      q.set('record', o.whoRead);
+    }
+    if (typeof o.revocationEpoch === 'string') q.set('epoch', o.revocationEpoch);
+    const text = await client(o)('GET', `/v1/tenants/${o.tenant}/audit?${q}`);
+    if (text === null) return;
+    const lines = text.split('\n').filter(Boolean);
+    if (typeof o.revocationEpoch === 'string' && !o.jsonl) {
+      const rows = lines.map((l) => JSON.parse(l) as { kind: string; stopped?: string[]; receipt?: { signature?: string }; job?: string });
+      const receipt = rows.find((r) => r.kind === 'revocation_receipt');
+      print(JSON.stringify({ epoch: Number(o.revocationEpoch), stopped: receipt?.stopped ?? rows.filter((r) => r.kind === 'job_stopped').map((r) => r.job), receipt: receipt?.receipt ?? null }, null, 2));
+      return;
+    }
+    print(o.jsonl ? lines.map((l) => `${l}\n`).join('') : table(lines));
+  });
+
+  remote(audit.command('download').description('the log, a signed checkpoint and every proof, for offline verification'))
+    .requiredOption('--tenant <t>')
+    .option('--previous <checkpoint.json>', 'an earlier checkpoint: adds the consistency proof from it')
+    .action(async (o: Opts) => {
+      const get = client(o);
+      const cpText = await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`);
+      if (cpText === null) return;
+      const checkpoint = JSON.parse(cpText) as Checkpoint;
+      const log = await get('GET', `/v1/tenants/${o.tenant}/audit`);
+      if (log === null) return;
+      const entries = log.split('\n').filter(Boolean).slice(0, checkpoint.size);
+      const proofs: string[][] = [];
+      for (let i = 0; i < checkpoint.size; i++) {
+        const p = await get('GET', `/v1/tenants/${o.tenant}/audit/proof?leaf=${i}&size=${checkpoint.size}`);
+        if (p === null) return;
+        proofs.push((JSON.parse(p) as { proof: string[] }).proof);
+      }
+      const bundle: AuditBundle = { checkpoint, entries, proofs };
+      if (typeof o.previous === 'string') {
+        const prev = JSON.parse(readFileSync(o.previous, 'utf8')) as Checkpoint;
+        const c = prev.size === checkpoint.size ? '{"proof":[]}' : await get('GET', `/v1/tenants/${o.tenant}/audit/proof?from=${prev.size}&to=${checkpoint.size}`);
+        if (c === null) return;
+        Object.assign(bundle, { previous: { checkpoint: prev, proof: (JSON.parse(c) as { proof: string[] }).proof } });
+      }
+      print(JSON.stringify(bundle));
+    });
+
+  remote(audit.command('checkpoint').description('the signed tree head')).requiredOption('--tenant <t>').action(async (o: Opts) => {
+    print(await client(o)('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`));
+  });
+
+  audit
+    .command('verify <bundle>')
+    .description('offline, with the public key alone: signature, inclusion and consistency proofs, full recomputation')
+    .requiredOption('--public-key <pem>')
+    .action((file: string, o: { publicKey: string }) => {
+      let bundle: AuditBundle;
+      let pem: string;
+      try {
+        bundle = JSON.parse(readFileSync(file, 'utf8')) as AuditBundle;
+        pem = readFileSync(o.publicKey, 'utf8');
+      } catch (error) {
+        process.stderr.write(`custodian: ${(error as Error).message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const problems = verifyBundle(pem, bundle);
+      if (problems.length === 0) {
+        process.stdout.write(`audit log verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`);
+      } else {
+        process.stdout.write(`audit log NOT verified:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+        process.exitCode = 1;
+      }
+    });
+};

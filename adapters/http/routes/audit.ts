@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
+import { invalid, refusal } from '../../../domain/shared/refusal.ts';
+import { auditSize, type AuditQueries } from '../../../queries/audit.ts';
+import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
+
+const security = [{ admin: [] }];
+
+export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; db: ReadModelStore }) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const known = async (tenant: string) => (await deps.db.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
+
+  r.get('/v1/tenants/:t/audit', { schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } }, async (req, reply) => {
+    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+    const lines = await deps.audit.lines(req.params.t, req.query);
+    return reply.header('content-type', 'application/x-ndjson').send(lines.map((l) => `${l}\n`).join(''));
+  });
+
+  r.get('/v1/tenants/:t/audit/checkpoint', { schema: { params: TenantParams, security, tags: ['audit'] } }, async (req, reply) => {
+    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+    return reply.send(await deps.audit.checkpoint(req.params.t));
+  });
+
+  r.get('/v1/tenants/:t/audit/proof', { schema: { params: TenantParams, querystring: ProofQuery, security, tags: ['audit'] } }, async (req, reply) => {
+    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+    const size = await auditSize(deps.db, req.params.t);
+    const q = req.query;
+    if (q.leaf !== undefined && q.size !== undefined && q.from === undefined && q.to === undefined) {
+      if (q.size > size) return reply.code(400).send(invalid('size', `the log holds ${size} entries`));
+      if (q.leaf >= q.size) return reply.code(400).send(invalid('leaf', 'a leaf index is below the tree size'));
+      return reply.send(await deps.audit.inclusion(req.params.t, q.leaf, q.size));
+    }
+    if (q.from !== undefined && q.to !== undefined && q.leaf === undefined && q.size === undefined) {
+      if (q.to > size) return reply.code(400).send(invalid('to', `the log holds ${size} entries`));
+      if (q.from > q.to) return reply.code(400).send(invalid('from', 'from is at most to'));
+      return reply.send(await deps.audit.consistency(req.params.t, q.from, q.to));
+    }
+    return reply.code(400).send(invalid('query', 'ask leaf and size (inclusion) or from and to (consistency)'));
+  });
+};

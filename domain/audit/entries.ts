@@ -1,0 +1,83 @@
+import type { DomainEvent } from '../events/registry.ts';
+
+/** What the audit log says of a job when an event names one. */
+export interface JobFacts {
+  readonly agent: string;
+  readonly purpose: string;
+  readonly subject: string;
+}
+
+/** One audit entry before it gets its place (`seq`) and time (`at`). Never a body. */
+export interface AuditFields {
+  readonly kind: string;
+  readonly job?: string;
+  readonly agent?: string;
+  readonly purpose?: string;
+  readonly subject?: string;
+  readonly epoch?: number;
+  readonly records?: readonly { scope: string; key: string; version: number }[];
+  readonly [field: string]: unknown;
+}
+
+const withJob = (job: string, facts: JobFacts | null) => ({ job, ...(facts ? { agent: facts.agent, purpose: facts.purpose, subject: facts.subject } : {}) });
+
+/**
+ * SPEC §9: the audit-relevant events and what their entries say. `jobFacts` looks up the job
+ * an event names (the reader, the writer); events that are not audit-relevant answer null.
+ */
+export const auditFields = (e: DomainEvent, jobFacts: (job: string) => JobFacts | null): AuditFields | null => {
+  switch (e.type) {
+    case 'RecordsRead': {
+      const d = e.data;
+      return { kind: d.startup ? 'startup_read' : 'read', ...withJob(d.job, jobFacts(d.job)), purpose: d.purpose, call: d.call, step: d.step, op: d.op, plugin: d.plugin, records: d.records, withheld: d.withheld };
+    }
+    case 'RecordVersionWritten': {
+      const d = e.data;
+      return { kind: 'write', ...withJob(d.writer.job, jobFacts(d.writer.job)), purpose: d.purpose, plugin: d.plugin, records: [{ scope: d.scope, key: d.key, version: d.version }], subject_kind: d.subject_kind, state: d.state, closed: d.closed };
+    }
+    case 'JobStarted':
+      return { kind: 'job_started', job: e.data.job, agent: e.data.agent, purpose: e.data.purpose, subject: e.data.subject, plugin: e.data.plugin, run: e.data.run, parent: e.data.parent, data_subject: e.data.data_subject };
+    case 'JobEnded':
+      return { kind: 'job_ended', ...withJob(e.data.job, jobFacts(e.data.job)), run: e.data.run };
+    case 'JobStopped':
+      return { kind: 'job_stopped', ...withJob(e.data.job, jobFacts(e.data.job)), run: e.data.run, epoch: e.data.epoch, reasons: e.data.reasons };
+    case 'EnvelopeBlockAppended': {
+      // A child's stream repeats its parent's blocks; the log records each block once, where it was made.
+      const b = e.data.signed.block;
+      if (b.job !== e.data.job) return null;
+      return { kind: 'envelope_block', job: b.job, agent: b.agent, purpose: b.purpose, subject: b.subject, epoch: b.epoch, depth: b.depth, index: e.data.index, scopes: b.scopes, mac: e.data.signed.mac };
+    }
+    case 'EnvelopeWideningRefused':
+      return { kind: 'widening_refused', ...withJob(e.data.job, jobFacts(e.data.job)), child: e.data.child, field: e.data.field, reason: e.data.reason };
+    case 'RevocationBatchApplied':
+      return { kind: 'revocation', epoch: e.data.epoch, items: e.data.items, revocations: e.data.revocations };
+    case 'RevocationReceiptIssued': {
+      const r = e.data.receipt as { stopped?: unknown; indeterminate?: unknown; signature?: unknown };
+      return { kind: 'revocation_receipt', epoch: e.data.epoch, stopped: r.stopped ?? [], indeterminate: r.indeterminate ?? [], receipt: e.data.receipt };
+    }
+    case 'HoldPlaced':
+      return { kind: 'hold_placed', hold: e.data.hold, selector: e.data.selector, reason: e.data.reason };
+    case 'HoldReleased':
+      return { kind: 'hold_released', hold: e.data.hold };
+    case 'ErasureRequested':
+      return { kind: 'erasure_requested', subject: e.data.data_subject };
+    case 'SubjectKeyShredded':
+      return { kind: 'erasure', subject: e.data.data_subject, records_erased: e.data.records, receipt: e.data.receipt };
+    case 'RecordRemoved':
+      return { kind: 'record_removed', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: 0 }], reason: e.data.reason };
+    case 'RenewalRequested':
+      return { kind: 'renewal_requested', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: e.data.version }] };
+    case 'TenantExported':
+      return { kind: 'export', position: e.data.position, records_exported: e.data.records, versions: e.data.versions, sha256: e.data.sha256 };
+    default:
+      return null;
+  }
+};
+
+/** `record` filter values: `<scope>#<key>` or `<scope>#<key>#<version>` (# is in no scope or key). */
+export const recordRefs = (records: AuditFields['records']) =>
+  (records ?? []).flatMap((r) => [`${r.scope}#${r.key}`, `${r.scope}#${r.key}#${r.version}`]);
+
+/** The text an auditor's tool checks a checkpoint's signature over (SPEC §9). */
+export const checkpointText = (origin: string, size: number, rootB64: string) => `${origin}\n${size}\n${rootB64}\n`;
+export const originOf = (tenant: string) => `custodian/${tenant}`;

@@ -1,0 +1,66 @@
+import { sign, type KeyObject } from 'node:crypto';
+import { checkpointText, originOf } from '../domain/audit/entries.ts';
+import { consistencyProof, inclusionProof, rangeHash, type NodeSource } from '../domain/audit/merkle.ts';
+import type { Sql } from '../domain/ports/read-model.ts';
+
+export interface AuditFilters {
+  job?: string | undefined;
+  record?: string | undefined;
+  kind?: string | undefined;
+  subject?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  epoch?: number | undefined;
+}
+
+const nodes = (db: Sql, tenant: string): NodeSource => ({
+  async node(level, index) {
+    const { rows } = await db.query<{ hash: Buffer }>('SELECT hash FROM rm_audit_nodes WHERE tenant = $1 AND level = $2 AND idx = $3', [tenant, level, index]);
+    if (!rows[0]) throw new Error(`audit tree of ${tenant}: no node ${level}/${index}`);
+    return rows[0].hash;
+  },
+});
+
+export const auditSize = async (db: Sql, tenant: string) =>
+  Number((await db.query<{ size: number }>('SELECT size FROM rm_audit_heads WHERE tenant = $1', [tenant])).rows[0]?.size ?? 0);
+
+/** SPEC §9 wire formats. Lines are exactly the canonical JSON that was hashed as each leaf. */
+export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
+  async lines(tenant: string, f: AuditFilters): Promise<string[]> {
+    const params: unknown[] = [tenant];
+    const where = ['tenant = $1'];
+    const add = (clause: (p: string) => string, v: unknown) => {
+      params.push(v);
+      where.push(clause(`$${params.length}`));
+    };
+    if (f.job !== undefined) add((p) => `job = ${p}`, f.job);
+    if (f.record !== undefined) add((p) => `${p} = ANY(record_refs)`, f.record);
+    if (f.kind !== undefined) add((p) => `kind = ${p}`, f.kind);
+    if (f.subject !== undefined) add((p) => `subject = ${p}`, f.subject);
+    if (f.since !== undefined) add((p) => `at >= ${p}`, f.since);
+    if (f.until !== undefined) add((p) => `at < ${p}`, f.until);
+    if (f.epoch !== undefined) add((p) => `epoch = ${p}`, f.epoch);
+    const { rows } = await db.query<{ line: string }>(`SELECT line FROM rm_audit WHERE ${where.join(' AND ')} ORDER BY seq`, params);
+    return rows.map((r) => r.line);
+  },
+
+  async checkpoint(tenant: string) {
+    const size = await auditSize(db, tenant);
+    const root = (await rangeHash(nodes(db, tenant), 0, size)).toString('base64');
+    const origin = originOf(tenant);
+    return { origin, size, root, signature: sign(null, Buffer.from(checkpointText(origin, size, root)), auditKey).toString('base64') };
+  },
+
+  async inclusion(tenant: string, leaf: number, size: number) {
+    const src = nodes(db, tenant);
+    const proof = await inclusionProof(src, leaf, 0, size);
+    return { leaf_index: leaf, tree_size: size, leaf_hash: (await src.node(0, leaf)).toString('base64'), proof: proof.map((p) => p.toString('base64')) };
+  },
+
+  async consistency(tenant: string, from: number, to: number) {
+    const proof = await consistencyProof(nodes(db, tenant), from, to);
+    return { size1: from, size2: to, proof: proof.map((p) => p.toString('base64')) };
+  },
+});
+
+export type AuditQueries = ReturnType<typeof auditQueries>;
