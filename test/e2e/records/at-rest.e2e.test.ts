@@ -8,6 +8,7 @@ import { rebuildProjection } from '../../../projections/runner.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import { caller } from '../../support/records.ts';
+import { dumpReadModels } from '../../support/dump.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 const BODY_MARKER = `plaintext-marker-${Date.now()}-d4c0e1`;
@@ -75,11 +76,7 @@ describe('record read models', () => {
   it('rebuild from the log to the same rows', async () => {
     const db = postgresReadModelStore(svc.pool);
     const projections = allProjections({ sealer: await postgresKeystore(svc.pool, svc.masterKey) });
-    const dump = async () => {
-      const out: Record<string, unknown[]> = {};
-      for (const p of projections) for (const t of p.tables) out[t] = (await db.query(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4`)).rows;
-      return out;
-    };
+    const dump = () => dumpReadModels(db, projections);
     await svc.runner.catchUp();
     const before = await dump();
     expect(before.rm_record_versions).toHaveLength(5);

@@ -19,6 +19,7 @@ import { envelopeMacs } from '../../../adapters/keys/envelope-keys.ts';
 import { randomBytes } from 'node:crypto';
 import { createProjectionRunner, ensureProjectionSchemas, rebuildProjection } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { dumpReadModels } from '../../support/dump.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ok = <T>(r: E.Either<unknown, T>): T => {
@@ -26,16 +27,9 @@ const ok = <T>(r: E.Either<unknown, T>): T => {
   return r.right;
 };
 
-/** Every read model's rows, in key order: what "the same read model" means here. */
 const masterKey = randomBytes(32);
 let projections: readonly Projection[] = [];
-
-const dump = async (db: ReadModelStore) => {
-  const out: Record<string, unknown[]> = {};
-  for (const p of projections)
-    for (const table of p.tables) out[table] = (await db.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3`)).rows;
-  return out;
-};
+const dump = (db: ReadModelStore) => dumpReadModels(db, projections);
 
 const seed = async (store: EventStore, jobs: number) => {
   const tenants = tenantCommands(store, systemClock);
@@ -92,7 +86,14 @@ describe('projection runner (postgres)', () => {
   });
 
   it('survives SIGKILL between and inside batches: the read model equals a fresh rebuild, each event applied once', async () => {
-    const head = await store.headPosition();
+    // Wait until every seeded event is visible (another transaction on the server may hold the head back).
+    const { rows: newest } = await pool.query<{ p: number }>('SELECT max(position) AS p FROM custodian_events');
+    let head = await store.headPosition();
+    for (let i = 0; i < 500 && head < Number(newest[0]!.p); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      head = await store.headPosition();
+    }
+    expect(head).toBe(Number(newest[0]!.p));
     expect(head).toBeGreaterThan(250);
 
     // Killed while resting between batches…
