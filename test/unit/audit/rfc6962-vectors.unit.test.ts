@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { consistencyProof, inclusionProof, leafHash, rangeHash, rootOf, verifyConsistency, verifyInclusion, type NodeSource } from '../../../domain/audit/merkle.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const vectors = path.resolve(here, '../../../../shared/vectors/rfc6962');
+// A copy of ../shared/vectors/rfc6962 (Apache-2.0, LICENSE beside it), so a clone tests alone.
+const vectors = path.resolve(here, '../../fixtures/rfc6962');
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) => {
     const p = path.join(dir, f);
