@@ -3,6 +3,7 @@ import { eventRegistry } from '../domain/events/registry.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
 import type { Projection } from './projection.ts';
+import { wakeablePause } from '../domain/shared/wakeable-pause.ts';
 
 export const CHECKPOINTS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS custodian_checkpoints (
@@ -120,7 +121,7 @@ export const createProjectionRunner = (
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
   let running = false;
   let signalled = false;
-  let wake: (() => void) | null = null;
+  const sleeper = wakeablePause();
   let loop: Promise<void> | null = null;
   let off: (() => void) | null = null;
 
@@ -151,16 +152,7 @@ export const createProjectionRunner = (
     }
   };
 
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
-    });
+  const pause = () => sleeper.pause(pollMs);
 
   return {
     start() {
@@ -168,7 +160,7 @@ export const createProjectionRunner = (
       running = true;
       off = store.onAppend(() => {
         signalled = true;
-        wake?.();
+        sleeper.wake();
       });
       loop = (async () => {
         while (running) {
@@ -181,7 +173,7 @@ export const createProjectionRunner = (
     async stop() {
       running = false;
       off?.();
-      wake?.();
+      sleeper.wake();
       await loop;
       for (const w of waiters) w.resolve(false);
       waiters.clear();
@@ -201,7 +193,7 @@ export const createProjectionRunner = (
           resolve(false);
         }, timeoutMs);
         waiters.add(w);
-        wake?.();
+        sleeper.wake();
       });
     },
     catchUp,

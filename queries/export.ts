@@ -4,23 +4,10 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import type { RecordVersionWrittenData } from '../domain/records/events.ts';
 import { canonicalJson, sha256Hex } from '../domain/shared/hash.ts';
+import type { RecordView } from './records.ts';
 
-export interface ExportLine {
-  plugin: string;
-  scope: string;
-  key: string;
-  version: number;
-  body: unknown;
-  kind: string;
-  state: string;
-  supersedes: string | null;
-  ends_at: number;
-  subject_kind: 'work' | 'person';
-  purpose: string;
-  closed: boolean;
-  labels: string[];
-  created_ms: number;
-}
+/** An export line: a record version as reads show it, with its plugin, without `writable`. */
+export type ExportLine = Omit<RecordView, 'writable'> & { plugin: string };
 
 export interface Export {
   readonly text: string;

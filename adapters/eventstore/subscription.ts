@@ -1,4 +1,5 @@
 import type { EventHandler, EventStore, Subscription } from '../../domain/ports/event-store.ts';
+import { wakeablePause } from '../../domain/shared/wakeable-pause.ts';
 
 export interface PollingOptions {
   /** How long to sleep when caught up and no append was signalled. */
@@ -20,22 +21,13 @@ export const pollingSubscription = (
 ): Subscription => {
   let closed = false;
   let signalled = false;
-  let wake: (() => void) | null = null;
+  const sleeper = wakeablePause();
   let failure: unknown = null;
   const off = store.onAppend(() => {
     signalled = true;
-    wake?.();
+    sleeper.wake();
   });
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
-    });
+  const pause = () => sleeper.pause(pollMs);
 
   let position = after;
   const loop = (async () => {
@@ -71,7 +63,7 @@ export const pollingSubscription = (
   return {
     async close() {
       closed = true;
-      wake?.();
+      sleeper.wake();
       off();
       await loop;
       if (failure) throw failure;

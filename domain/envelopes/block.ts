@@ -1,7 +1,6 @@
 import * as t from 'io-ts';
+import { nullable } from '../events/schema.ts';
 import { canonicalJson, sha256Hex } from '../shared/hash.ts';
-
-const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 
 /** One block of an authority envelope (SPEC §6): what a job (and its subtree) may do. */
 export const BlockCodec = t.type({

@@ -14,6 +14,9 @@ export interface EventSchema<T extends string, C extends t.Mixed> {
   readonly upcasters?: Readonly<Record<number, (data: unknown) => unknown>>;
 }
 
+/** A codec that also admits null. */
+export const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
+
 export const defineEvent = <T extends string, C extends t.Mixed>(
   type: T,
   version: number,

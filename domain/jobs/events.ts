@@ -1,8 +1,6 @@
 import * as t from 'io-ts';
-import { defineEvent, type EventOf } from '../events/schema.ts';
+import { defineEvent, nullable, type EventOf } from '../events/schema.ts';
 import { SignedBlockCodec } from '../envelopes/block.ts';
-
-const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 
 export const JobStarted = defineEvent(
   'JobStarted',

@@ -1,11 +1,9 @@
 import * as t from 'io-ts';
-import { defineEvent, type EventOf } from '../events/schema.ts';
+import { defineEvent, nullable, type EventOf } from '../events/schema.ts';
 
 /** A body or digest sealed with AES-256-GCM under data key `k` (see adapters/keys). */
 export const SealedCodec = t.type({ k: t.string, n: t.string, c: t.string });
 export type Sealed = t.TypeOf<typeof SealedCodec>;
-
-const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 
 export const RecordVersionWritten = defineEvent(
   'RecordVersionWritten',
