@@ -64,11 +64,25 @@ const runWorker = (url: string, batchSize: number, pauseMs: number, killAfterLin
     child.on('exit', (_code, signal) => resolve({ lines, killed: signal === 'SIGKILL' }));
   });
 
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let pool: pg.Pool;
+let store: EventStore;
+let models: ReadModelStore;
+
+/** Waits until every committed event is visible (another transaction on the server may hold the head back). */
+const visibleHead = async () => {
+  const { rows } = await pool.query<{ p: number }>('SELECT max(position) AS p FROM custodian_events');
+  const newest = Number(rows[0]!.p);
+  let head = await store.headPosition();
+  for (let i = 0; i < 500 && head < newest; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    head = await store.headPosition();
+  }
+  expect(head).toBe(newest);
+  return head;
+};
+
 describe('projection runner (postgres)', () => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let pool: pg.Pool;
-  let store: EventStore;
-  let models: ReadModelStore;
 
   beforeAll(async () => {
     db = await freshDatabase();
@@ -86,14 +100,7 @@ describe('projection runner (postgres)', () => {
   });
 
   it('survives SIGKILL between and inside batches: the read model equals a fresh rebuild, each event applied once', async () => {
-    // Wait until every seeded event is visible (another transaction on the server may hold the head back).
-    const { rows: newest } = await pool.query<{ p: number }>('SELECT max(position) AS p FROM custodian_events');
-    let head = await store.headPosition();
-    for (let i = 0; i < 500 && head < Number(newest[0]!.p); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      head = await store.headPosition();
-    }
-    expect(head).toBe(Number(newest[0]!.p));
+    const head = await visibleHead();
     expect(head).toBeGreaterThan(250);
 
     // Killed while resting between batches…
@@ -132,6 +139,7 @@ describe('projection runner (postgres)', () => {
   });
 
   it('rebuild reports progress up to the head', async () => {
+    await visibleHead();
     const seen: [number, number][] = [];
     const position = await rebuildProjection(store, models, projections[1]!, (done, total) => seen.push([done, total]), 100);
     const head = await store.headPosition();
