@@ -63,6 +63,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   await ensureProjectionSchemas(db, projections);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
   const runner = createProjectionRunner(store, db, projections, {
+    lagging: ['audit'],
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
   runner.start();

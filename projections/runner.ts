@@ -17,6 +17,11 @@ export interface RunnerOptions {
   /** Called after each committed batch (tests and progress bars listen here). */
   readonly onBatch?: (projection: string, checkpoint: number, applied: number) => void;
   readonly onError?: (projection: string, error: unknown) => void;
+  /**
+   * Projections no answer waits for (the audit log): they run in their own batches, after the
+   * others, so a write's answer does not wait for them. catchUp still drains them.
+   */
+  readonly lagging?: readonly string[];
 }
 
 const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEvent) => {
@@ -104,7 +109,7 @@ export const rebuildProjection = async (
 export interface ProjectionRunner {
   start(): void;
   stop(): Promise<void>;
-  /** Resolves once every projection has applied the log up to `position`. */
+  /** Resolves once every projection but the lagging ones has applied the log up to `position`. */
   waitFor(position: number, timeoutMs?: number): Promise<boolean>;
   /** Runs every projection until none has anything left to read. */
   catchUp(): Promise<void>;
@@ -115,8 +120,10 @@ export const createProjectionRunner = (
   store: EventStore,
   db: ReadModelStore,
   projections: readonly Projection[],
-  { batchSize = 500, pollMs = 250, onBatch, onError }: RunnerOptions = {},
+  { batchSize = 500, pollMs = 250, onBatch, onError, lagging = [] }: RunnerOptions = {},
 ): ProjectionRunner => {
+  const leading = projections.filter((p) => !lagging.includes(p.name));
+  const groups = [leading, projections.filter((p) => lagging.includes(p.name))].filter((g) => g.length > 0);
   const checkpoints: Record<string, number> = Object.fromEntries(projections.map((p) => [p.name, 0]));
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
   let running = false;
@@ -125,7 +132,7 @@ export const createProjectionRunner = (
   let loop: Promise<void> | null = null;
   let off: (() => void) | null = null;
 
-  const lowest = () => Math.min(...projections.map((p) => checkpoints[p.name] ?? 0));
+  const lowest = () => Math.min(...leading.map((p) => checkpoints[p.name] ?? 0));
   const settleWaiters = () => {
     const low = lowest();
     for (const w of waiters) if (w.position <= low) {
@@ -134,21 +141,23 @@ export const createProjectionRunner = (
     }
   };
 
-  const drain = async () => {
+  const drain = async (group: readonly Projection[]) => {
     for (;;) {
-      const { checkpoint, applied } = await runBatch(store, db, projections, batchSize);
-      for (const p of projections) checkpoints[p.name] = Math.max(checkpoints[p.name] ?? 0, checkpoint);
-      if (applied > 0) onBatch?.('all', checkpoint, applied);
+      const { checkpoint, applied } = await runBatch(store, db, group, batchSize);
+      for (const p of group) checkpoints[p.name] = Math.max(checkpoints[p.name] ?? 0, checkpoint);
+      if (applied > 0) onBatch?.(group.map((p) => p.name).join(','), checkpoint, applied);
       settleWaiters();
       if (applied < batchSize) return;
     }
   };
 
   const catchUp = async () => {
-    try {
-      await drain();
-    } catch (error) {
-      onError?.('all', error);
+    for (const group of groups) {
+      try {
+        await drain(group);
+      } catch (error) {
+        onError?.(group.map((p) => p.name).join(','), error);
+      }
     }
   };
 
