@@ -72,7 +72,8 @@ export const runBatch = async (store: EventStore, db: ReadModelStore, group: Pro
     const events = await store.readAll(lowest, { limit: batchSize });
     for (const e of events) for (const p of projections) if (e.position > from[p.name]!) await applyEvent(p, sql, e);
     const checkpoint = events.at(-1)?.position ?? lowest;
-    for (const p of projections) if (checkpoint > from[p.name]!) await saveCheckpoint(sql, p.name, checkpoint);
+    const moved = projections.filter((p) => checkpoint > from[p.name]!).map((p) => p.name);
+    if (moved.length > 0) await sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = ANY($1::text[])', [moved, checkpoint]);
     return { checkpoint, applied: events.length, from };
   });
 };

@@ -108,15 +108,16 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     if (knownId && known) return { id: knownId, key: known };
     const kek = (await kekFor(c.tenant, owner, true))!;
     const id = randomUUID();
-    await pool.query(
+    // One round trip when the key is new; a second only when another writer made it first.
+    const { rows: made } = await pool.query<{ key_id: string; wrapped: Buffer }>(
       `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (tenant, plugin, scope, record_key, owner) DO NOTHING`,
+       ON CONFLICT (tenant, plugin, scope, record_key, owner) DO NOTHING RETURNING key_id, wrapped`,
       [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, randomBytes(32), `data\n${id}`)],
     );
-    const { rows } = await pool.query<{ key_id: string; wrapped: Buffer }>(
+    const rows = made.length > 0 ? made : (await pool.query<{ key_id: string; wrapped: Buffer }>(
       'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
       [c.tenant, c.plugin, c.scope, c.key, owner],
-    );
+    )).rows;
     const row = rows[0]!;
     idsByRecord.set(recordRef, row.key_id);
     const cached = cache.get(row.key_id);
