@@ -2,6 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import type { EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 import { migrate } from '../postgres/migrate.ts';
+import { prepared } from '../postgres/prepared.ts';
 import { eventStoreMigrations } from './postgres-schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
@@ -88,13 +89,13 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       type Result = { ok: boolean; first_position: number | null; last_revision: number | null; actual: number | null };
       let result: Result;
       if (!options.beforeCommit) {
-        result = (await pool.query<Result>(call, args)).rows[0]!;
+        result = (await pool.query<Result>(prepared(call, args))).rows[0]!;
       } else {
         // The same function inside an explicit transaction, held open by the test hook.
         const tx = await pool.connect();
         try {
           await tx.query('BEGIN');
-          result = (await tx.query<Result>(call, args)).rows[0]!;
+          result = (await tx.query<Result>(prepared(call, args))).rows[0]!;
           if (result.ok) await options.beforeCommit(stream, events.map((_, i) => Number(result.first_position) + i));
           await tx.query('COMMIT');
         } catch (error) {
@@ -108,15 +109,17 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       return E.right({ nextExpectedRevision: Number(result.last_revision), position: Number(result.first_position) + events.length - 1 });
     },
     async readStream(stream, fromRevision = 0) {
-      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]);
+      const { rows } = await pool.query<Row>(prepared(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]));
       return rows.map(toRecorded);
     },
     async readAll(after, options) {
       const { rows } = await pool.query<Row>(
-        `SELECT ${COLUMNS} FROM custodian_events
-         WHERE position > $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-         ORDER BY position LIMIT $2`,
-        [after, options?.limit ?? 1000],
+        prepared(
+          `SELECT ${COLUMNS} FROM custodian_events
+           WHERE position > $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+           ORDER BY position LIMIT $2`,
+          [after, options?.limit ?? 1000],
+        ),
       );
       return rows.map(toRecorded);
     },
