@@ -1,22 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deriveKey, unwrapKey } from '../../../adapters/keys/crypto.ts';
 import { verifyReceipt } from '../../../adapters/keys/audit-key.ts';
 import { caller, type Caller } from '../../support/records.ts';
+import { scanDataDirectory } from '../../support/scan.ts';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 
 const MARK = `erase-me-${Date.now()}`;
 const KEEP = `keep-me-${Date.now()}`;
 let svc: TestService;
 let n = 0;
-
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(p) : e.isFile() ? [p] : [];
-  });
 
 /** The plaintext data keys sealing a subject's records, unwrapped the way the keystore does. */
 const plaintextKeysOf = async (tenant: string, subject: string) => {
@@ -70,14 +63,10 @@ describe('erasure of a data subject', () => {
     const forms = deks.flatMap((k) => [k, Buffer.from(k.toString('base64')), Buffer.from(k.toString('hex'))]);
     const dir = inject('databaseDataDir');
     if (dir) {
-      let scanned = 0;
-      for (const file of filesUnder(dir)) {
-        if (statSync(file).size > 256 * 1024 * 1024) continue;
-        const bytes = readFileSync(file);
-        scanned += bytes.length;
+      const scanned = scanDataDirectory(dir, (bytes, file) => {
         expect(bytes.includes(MARK), file).toBe(false);
         for (const f of forms) expect(bytes.includes(f), file).toBe(false);
-      }
+      });
       expect(scanned).toBeGreaterThan(1024 * 1024);
     }
     let dump: string;

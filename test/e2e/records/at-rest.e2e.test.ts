@@ -1,6 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { allProjections } from '../../../projections/all.ts';
@@ -8,6 +6,7 @@ import { rebuildProjection } from '../../../projections/runner.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import { caller } from '../../support/records.ts';
+import { scanDataDirectory } from '../../support/scan.ts';
 import { dumpReadModels } from '../../support/dump.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -15,12 +14,6 @@ const BODY_MARKER = `plaintext-marker-${Date.now()}-d4c0e1`;
 const DEDUPE_MARKER = `dedupe-marker-${Date.now()}-77aa`;
 /** Stored in clear on purpose (a job's subject): proof that the scans see what is stored. */
 const CONTROL_MARKER = `subject-marker-${Date.now()}-0b5e`;
-
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(p) : e.isFile() ? [p] : [];
-  });
 
 let svc: TestService;
 beforeAll(async () => {
@@ -42,16 +35,12 @@ describe('bodies at rest', () => {
   it('no stored body or dedupe text appears in the PostgreSQL data directory', async (ctx) => {
     const dir = inject('databaseDataDir');
     if (!dir) ctx.skip(true, `the data directory of a ${inject('databaseSource')} server is not on this machine`);
-    let scanned = 0;
     let control = 0;
-    for (const file of filesUnder(dir)) {
-      if (statSync(file).size > 256 * 1024 * 1024) continue;
-      const bytes = readFileSync(file);
-      scanned += bytes.length;
+    const scanned = scanDataDirectory(dir, (bytes, file) => {
       if (bytes.includes(CONTROL_MARKER)) control++;
       expect(bytes.includes(BODY_MARKER), file).toBe(false);
       expect(bytes.includes(DEDUPE_MARKER), file).toBe(false);
-    }
+    });
     expect(scanned).toBeGreaterThan(1024 * 1024);
     expect(control).toBeGreaterThan(0);
   });
