@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ticketHash } from '../domain/shared/hash.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
@@ -15,7 +16,6 @@ import type { Ctx } from './tenants.ts';
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
-export const ticketHash = (ticket: string): string => createHash('sha256').update(ticket).digest('hex');
 
 type Existing = Extract<JobState, { exists: true }>;
 const existing = (h: Handled<JobState>): Existing => {

@@ -1,6 +1,6 @@
 import type { Chain } from '../domain/envelopes/block.ts';
 import type { Revocation } from '../domain/envelopes/reaches.ts';
-import { createHash } from 'node:crypto';
+import { ticketHash } from '../domain/shared/hash.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { RecordScopeKind } from '../domain/tenants/events.ts';
 import type { TenantSettings } from '../domain/tenants/settings.ts';
@@ -40,7 +40,7 @@ interface Row extends CallContext {
  * answer null alike. A stopped job's calls are still found, so the fence can say `revoked`.
  */
 export const callContext = async (sql: Sql, ticket: string): Promise<CallContext | null> => {
-  const hash = createHash('sha256').update(ticket).digest('hex');
+  const hash = ticketHash(ticket);
   const { rows } = await sql.query<Row>(
     `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
             j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, j.expires_ms::float8 AS expires_ms,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { ticketHash } from '../domain/shared/hash.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 
 export interface TicketHolder {
@@ -17,7 +17,7 @@ export interface TicketHolder {
  * that are no longer running all answer null alike, so a caller learns nothing from which.
  */
 export const resolveTicket = async (sql: Sql, ticket: string): Promise<TicketHolder | null> => {
-  const hash = createHash('sha256').update(ticket).digest('hex');
+  const hash = ticketHash(ticket);
   const { rows } = await sql.query<TicketHolder>(
     `SELECT c.tenant, c.job, c.run, c.call, c.step, c.function, c.idempotency_key, c.startup
      FROM rm_calls c JOIN rm_jobs j ON j.tenant = c.tenant AND j.id = c.job AND j.run = c.run

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
 import { client, print, type ClientOptions } from './client.ts';
+import { readVerifyInputs } from './verify-inputs.ts';
 
 type Opts = ClientOptions & Record<string, string | boolean | undefined>;
 
@@ -82,17 +83,10 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     .description('offline, with the public key alone: signature, inclusion and consistency proofs, full recomputation')
     .requiredOption('--public-key <pem>')
     .action((file: string, o: { publicKey: string }) => {
-      let bundle: AuditBundle;
-      let pem: string;
-      try {
-        bundle = JSON.parse(readFileSync(file, 'utf8')) as AuditBundle;
-        pem = readFileSync(o.publicKey, 'utf8');
-      } catch (error) {
-        process.stderr.write(`custodian: ${(error as Error).message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const problems = verifyBundle(pem, bundle);
+      const inputs = readVerifyInputs(file, o.publicKey);
+      if (!inputs) return;
+      const bundle = inputs.document as AuditBundle;
+      const problems = verifyBundle(inputs.pem, bundle);
       if (problems.length === 0) {
         process.stdout.write(`audit log verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`);
       } else {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readVerifyInputs } from './verify-inputs.ts';
 import { verifyReceipt } from '../keys/audit-key.ts';
 
 /**
@@ -6,17 +6,9 @@ import { verifyReceipt } from '../keys/audit-key.ts';
  * audit public key alone. Exit 0 when the signature holds, 1 when it does not, 2 on bad input.
  */
 export const verifyReceiptFile = (file: string, opts: { publicKey: string }) => {
-  let receipt: unknown;
-  let pem: string;
-  try {
-    receipt = JSON.parse(readFileSync(file, 'utf8'));
-    pem = readFileSync(opts.publicKey, 'utf8');
-  } catch (error) {
-    process.stderr.write(`custodian: ${(error as Error).message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const result = verifyReceipt(pem, receipt);
+  const inputs = readVerifyInputs(file, opts.publicKey);
+  if (!inputs) return;
+  const result = verifyReceipt(inputs.pem, inputs.document);
   if (result.ok) {
     process.stdout.write('receipt verified: the signature matches the audit key\n');
   } else {

@@ -9,3 +9,6 @@ export const canonicalJson = (value: unknown): string => {
 };
 
 export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+/** A ticket is stored, looked up and compared only as this hash. */
+export const ticketHash = (ticket: string): string => sha256Hex(ticket);
