@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { startComponents } from './components.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,12 @@ declare module 'vitest' {
     databaseSource: string;
     /** The cluster's data directory when this run started the server itself, else "". */
     databaseDataDir: string;
+    /** Kafka bootstrap addresses ("" when no broker can be reached) and where they came from. */
+    kafkaBrokers: string;
+    kafkaSource: string;
+    /** An esdb:// connection string ("" when no EventStoreDB can be reached) and where it came from. */
+    esdbUrl: string;
+    esdbSource: string;
   }
 }
 
@@ -29,13 +36,23 @@ const dockerAnswers = () => {
  * engine answers, else a throwaway embedded server (a real one) deleted afterwards.
  */
 export default async function setup(project: TestProject) {
+  const docker = dockerAnswers();
+  const components = await startComponents(project, docker);
+  const database = await startDatabase(project, docker);
+  return async () => {
+    await database?.();
+    await components();
+  };
+}
+
+const startDatabase = async (project: TestProject, docker: boolean): Promise<(() => Promise<void>) | undefined> => {
   if (process.env.DATABASE_URL) {
     project.provide('databaseUrl', process.env.DATABASE_URL);
     project.provide('databaseSource', 'DATABASE_URL');
     project.provide('databaseDataDir', '');
     return;
   }
-  if (dockerAnswers()) {
+  if (docker) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
     const container = await new PostgreSqlContainer('postgres:17').start();
     project.provide('databaseUrl', container.getConnectionUri());
@@ -54,4 +71,4 @@ export default async function setup(project: TestProject) {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-}
+};

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { esdbEventStore } from '../../../adapters/eventstore/esdb.ts';
 import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
@@ -80,7 +81,28 @@ const postgresAdapter = (): Adapter => {
   };
 };
 
-describe.each([memoryAdapter(), postgresAdapter()])('event store contract: $name', (adapter) => {
+const esdbAdapter = (url: string): Adapter => {
+  const stores: EventStore[] = [];
+  return {
+    name: 'esdb',
+    // ESDB takes the position as it commits: a later position never commits first.
+    positionsBeforeCommit: false,
+    async open() {
+      const store = await esdbEventStore(url);
+      stores.push(store);
+      return store;
+    },
+    teardown: async () => undefined,
+  };
+};
+
+const esdbUrl = inject('esdbUrl');
+const adapters = [memoryAdapter(), postgresAdapter(), ...(esdbUrl ? [esdbAdapter(esdbUrl)] : [])];
+
+// Said in one line, never faked: set ESDB_URL=esdb://host:2113?tls=false to run it.
+if (!esdbUrl) describe('event store contract: esdb', () => it.skip(`skipped: ${inject('esdbSource')}`, () => undefined));
+
+describe.each(adapters)('event store contract: $name', (adapter) => {
   let store: EventStore;
   beforeAll(async () => {
     store = await adapter.open();
