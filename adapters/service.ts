@@ -24,6 +24,9 @@ import { createPool } from './postgres/pool.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
+import { ensureTopic, kafkaClient, type KafkaSettings } from './bus/kafka/client.ts';
+import { kafkaPublisher } from './bus/kafka/publisher.ts';
+import { createRelay, RELAY_SCHEMA, type Relay } from './bus/relay.ts';
 
 export interface ServiceOptions {
   readonly databaseUrl: string;
@@ -41,6 +44,8 @@ export interface ServiceOptions {
   readonly logger?: Logger;
   /** Defaults to PostgreSQL in the same database as the read models. */
   readonly eventStore?: EventStore;
+  /** When set, a relay publishes every committed event to this Kafka topic (SPEC §10). */
+  readonly kafka?: KafkaSettings;
 }
 
 export interface Service {
@@ -49,8 +54,29 @@ export interface Service {
   readonly store: EventStore;
   readonly runner: ProjectionRunner;
   readonly clock: Clock;
+  readonly relay: Relay | null;
   close(): Promise<void>;
 }
+
+const startKafkaRelay = async (store: EventStore, pool: pg.Pool, settings: KafkaSettings, logger?: Logger): Promise<Relay> => {
+  const kafka = kafkaClient(settings, logger);
+  await ensureTopic(kafka, settings);
+  const publisher = await kafkaPublisher(kafka, settings.topic);
+  const db = postgresReadModelStore(pool);
+  await db.query(RELAY_SCHEMA);
+  const relay = createRelay(store, db, publisher, {
+    target: `kafka:${settings.topic}`,
+    onError: (error) => logger?.warn({ err: error, topic: settings.topic }, 'relay could not publish; retrying'),
+  });
+  relay.start();
+  return {
+    ...relay,
+    async stop() {
+      await relay.stop();
+      await publisher.close();
+    },
+  };
+};
 
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
@@ -67,6 +93,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
   runner.start();
+  const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
@@ -122,9 +149,11 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     store,
     runner,
     clock,
+    relay,
     async close() {
       if (retentionTimer) clearInterval(retentionTimer);
       await app.close();
+      await relay?.stop();
       await runner.stop();
       await store.close();
       await pool.end();

@@ -26,3 +26,13 @@ export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
 ];
 
 export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention', 'audit'] as const;
+
+/**
+ * What a Kafka consumer group can build (SPEC §10): the stream-ordered models. The dedupe
+ * digests come along only with a sealer (they open sealed digests with the keystore); the
+ * audit log needs the log's global order and stays with the service.
+ */
+export const busProjections = (deps: Partial<ProjectionDeps> = {}): readonly Projection[] =>
+  [tenantsProjection, jobsProjection, callsProjection, recordsProjection, ...(deps.sealer ? [dedupeDigestsProjection(deps.sealer)] : []), revocationsProjection, retentionProjection].filter(
+    (p) => p.order === 'stream',
+  );

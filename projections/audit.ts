@@ -10,6 +10,8 @@ import type { Projection } from './projection.ts';
  */
 export const auditProjection: Projection = {
   name: 'audit',
+  // Each tenant's entries follow the log's order, and names come from the jobs model.
+  order: 'log',
   tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_audit (

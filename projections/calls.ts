@@ -3,6 +3,7 @@ import type { Projection } from './projection.ts';
 /** Calls by ticket hash: how the records API finds the call behind a bearer ticket. */
 export const callsProjection: Projection = {
   name: 'calls',
+  order: 'stream',
   tables: ['rm_calls'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_calls (

@@ -7,6 +7,7 @@ import type { Projection } from './projection.ts';
  */
 export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
   name: 'dedupe-digests',
+  order: 'stream',
   tables: ['rm_dedupe_digests'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_dedupe_digests (

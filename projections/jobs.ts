@@ -3,6 +3,7 @@ import type { Projection } from './projection.ts';
 /** Jobs as the runtime and the records API look them up, with a count of calls minted. */
 export const jobsProjection: Projection = {
   name: 'jobs',
+  order: 'stream',
   tables: ['rm_jobs'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_jobs (

@@ -7,6 +7,7 @@ import type { Projection } from './projection.ts';
  */
 export const recordsProjection: Projection = {
   name: 'records',
+  order: 'stream',
   tables: ['rm_record_versions', 'rm_records', 'rm_request_keys'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_record_versions (

@@ -3,6 +3,7 @@ import type { Projection } from './projection.ts';
 /** Renewals asked of record owners, and the tenant's legal holds. */
 export const retentionProjection: Projection = {
   name: 'retention',
+  order: 'stream',
   tables: ['rm_renewals', 'rm_holds'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_renewals (

@@ -3,6 +3,7 @@ import type { Projection } from './projection.ts';
 /** Each tenant's revocations by epoch: what the fence checks a call's envelope against. */
 export const revocationsProjection: Projection = {
   name: 'revocations',
+  order: 'stream',
   tables: ['rm_revocations'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_revocations (

@@ -24,7 +24,7 @@ export interface RunnerOptions {
   readonly lagging?: readonly string[];
 }
 
-const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEvent) => {
+export const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEvent) => {
   const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
   // An event this build cannot read must stop the projection, not be stepped over.
   if (E.isLeft(decoded)) throw new Error(`projection ${p.name} at position ${recorded.position}: ${decoded.left}`);

@@ -2,6 +2,7 @@ import type { Projection } from './projection.ts';
 
 export const tenantsProjection: Projection = {
   name: 'tenants',
+  order: 'stream',
   tables: ['rm_tenants', 'rm_plugins'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_tenants (

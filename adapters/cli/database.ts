@@ -3,6 +3,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../embedded-postgres/start.ts';
 import { secretsDir } from '../keys/secrets.ts';
+import type { EventStore } from '../../domain/ports/event-store.ts';
+import { esdbEventStore } from '../eventstore/esdb.ts';
+import { postgresEventStore } from '../eventstore/postgres.ts';
 
 export interface Database {
   readonly url: string;
@@ -42,3 +45,7 @@ export const openDatabase = async (dataDir: string, log?: (line: string) => void
   const server = await startEmbeddedPostgres({ dataDir, ...(log ? { log } : {}) });
   return { url: server.url, embedded: true, release: () => server.stop() };
 };
+
+/** The log: EventStoreDB when ESDB_URL is set, else PostgreSQL on `pool` (read models stay there either way). */
+export const openEventStore = async (pool: pg.Pool): Promise<EventStore> =>
+  process.env.ESDB_URL ? esdbEventStore(process.env.ESDB_URL) : postgresEventStore(pool);

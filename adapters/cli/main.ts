@@ -5,6 +5,7 @@ import { verifyReceiptFile } from './receipt.ts';
 import { readFileSync } from 'node:fs';
 import { client, print } from './client.ts';
 import { auditCommands } from './audit.ts';
+import { kafkaCommands } from './kafka.ts';
 
 const program = new Command()
   .name('custodian')
@@ -67,5 +68,6 @@ remote(retention.command('run').description('run retention for a tenant now'))
   .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/retention/run`)));
 
 auditCommands(program, remote);
+kafkaCommands(program);
 
 await program.parseAsync(process.argv);

@@ -4,6 +4,8 @@ import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.t
 import { loadMasterKey } from '../keys/master.ts';
 import { loadAuditKey } from '../keys/audit-key.ts';
 import { dataDirOf, openDatabase } from './database.ts';
+import { kafkaSettingsFromEnv } from '../bus/kafka/client.ts';
+import { esdbEventStore } from '../eventstore/esdb.ts';
 
 export interface StartOptions {
   readonly port?: string;
@@ -24,8 +26,13 @@ export const start = async (opts: StartOptions) => {
   // Set when management runs apart from the edges; a single server derives from the master key.
   const secretsKey = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : undefined;
 
+  const kafka = kafkaSettingsFromEnv();
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line }));
+  // ESDB_URL moves the log to EventStoreDB; read models, keys and checkpoints stay in PostgreSQL.
+  const eventStore = process.env.ESDB_URL ? await esdbEventStore(process.env.ESDB_URL) : undefined;
   const service = await startService({
+    ...(eventStore ? { eventStore } : {}),
+    ...(kafka ? { kafka } : {}),
     databaseUrl: db.url,
     adminKey: admin.value,
     masterKey,
@@ -36,7 +43,10 @@ export const start = async (opts: StartOptions) => {
     testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',
     logger,
   });
-  logger.info({ url: service.url, embedded_postgres: db.embedded, data_dir: dataDir }, 'custodian is listening');
+  logger.info(
+    { url: service.url, embedded_postgres: db.embedded, data_dir: dataDir, event_store: service.store.name, kafka_topic: kafka?.topic ?? null },
+    'custodian is listening',
+  );
   if (admin.created) {
     process.stdout.write(`\nCustodian is listening on ${service.url}\nAdmin key (printed once, kept in ${dataDir}/secrets/admin-key):\n  ${admin.value}\n\n`);
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startService, type Service } from '../../adapters/service.ts';
 import { newAuditKey } from '../../adapters/keys/audit-key.ts';
 import { freshDatabase } from './database.ts';
+import type { KafkaSettings } from '../../adapters/bus/kafka/client.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 
@@ -19,11 +20,11 @@ export interface TestService extends Service {
  * The whole service, in process, on a free port and its own fresh database — or, with
  * `shareWith`, a second process-like instance on the same database and keys.
  */
-export const startTestService = async (options: { testClock?: boolean; shareWith?: TestService } = {}): Promise<TestService> => {
+export const startTestService = async (options: { testClock?: boolean; shareWith?: TestService; kafka?: KafkaSettings } = {}): Promise<TestService> => {
   const db = options.shareWith ? null : await freshDatabase();
   const databaseUrl = options.shareWith?.databaseUrl ?? db!.url;
   const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
-  const service = await startService({ databaseUrl, adminKey: ADMIN_KEY, masterKey, auditKey: newAuditKey(), port: 0, testClock: options.testClock ?? false });
+  const service = await startService({ databaseUrl, adminKey: ADMIN_KEY, masterKey, auditKey: newAuditKey(), port: 0, testClock: options.testClock ?? false, ...(options.kafka ? { kafka: options.kafka } : {}) });
   return {
     ...service,
     databaseUrl,

@@ -1,0 +1,103 @@
+import type { EventStore } from '../../domain/ports/event-store.ts';
+import type { Publisher } from '../../domain/ports/publisher.ts';
+import type { ReadModelStore } from '../../domain/ports/read-model.ts';
+import { wakeablePause } from '../../domain/shared/wakeable-pause.ts';
+
+export const RELAY_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS custodian_relay (
+    target text PRIMARY KEY,
+    position bigint NOT NULL
+  );`;
+
+export interface RelayOptions {
+  /** Names the relay's checkpoint row: one per destination (e.g. "kafka:custodian.events"). */
+  readonly target: string;
+  readonly batchSize?: number;
+  readonly pollMs?: number;
+  readonly onBatch?: (position: number, published: number) => void;
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface Relay {
+  start(): void;
+  /** Publishes until nothing is left; answers the checkpoint reached. */
+  drain(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves committed events from the log to a publisher, in position order, at least once.
+ * Each batch runs in one transaction that holds the target's lock: read after it, publish,
+ * move it. Two relays on one target take turns on that lock instead of both publishing; a
+ * crash after the publish and before the commit publishes that batch again, which consumers
+ * drop by position (see the projection consumer).
+ */
+export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Publisher, o: RelayOptions): Relay => {
+  const batchSize = o.batchSize ?? 500;
+  const sleeper = wakeablePause();
+  let running = false;
+  let signalled = false;
+  let loop: Promise<void> | null = null;
+  let off: (() => void) | null = null;
+  let failures = 0;
+
+  const batch = () =>
+    db.transaction(async (sql) => {
+      // An advisory lock, not FOR UPDATE: a row lock takes a transaction id, and an open one
+      // would hold back every reader of the log (they stop at the oldest running transaction).
+      await sql.query('SELECT pg_advisory_xact_lock(7243003, hashtext($1))', [o.target]);
+      const { rows } = await sql.query<{ position: string }>('SELECT position FROM custodian_relay WHERE target = $1', [o.target]);
+      const from = Number(rows[0]?.position ?? 0);
+      const events = await store.readAll(from, { limit: batchSize });
+      if (events.length === 0) return { position: from, published: 0 };
+      await publisher.publish(events);
+      const position = events.at(-1)!.position;
+      await sql.query(
+        'INSERT INTO custodian_relay (target, position) VALUES ($1, $2) ON CONFLICT (target) DO UPDATE SET position = EXCLUDED.position',
+        [o.target, position],
+      );
+      return { position, published: events.length };
+    });
+
+  const drain = async () => {
+    for (;;) {
+      const { position, published } = await batch();
+      if (published > 0) o.onBatch?.(position, published);
+      if (published < batchSize) return position;
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      off = store.onAppend(() => {
+        signalled = true;
+        sleeper.wake();
+      });
+      loop = (async () => {
+        while (running) {
+          signalled = false;
+          try {
+            await drain();
+            failures = 0;
+          } catch (error) {
+            // The bus or the database is away: back off (up to 5 s) and try the same batch again.
+            failures += 1;
+            o.onError?.(error);
+            if (running) await sleeper.pause(Math.min(5000, 100 * 2 ** failures));
+            continue;
+          }
+          if (running && !signalled) await sleeper.pause(o.pollMs ?? 250);
+        }
+      })();
+    },
+    drain,
+    async stop() {
+      running = false;
+      off?.();
+      sleeper.wake();
+      await loop;
+    },
+  };
+};

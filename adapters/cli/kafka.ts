@@ -1,0 +1,104 @@
+import type { Command } from 'commander';
+import pino from 'pino';
+import { busProjections } from '../../projections/all.ts';
+import { ensureTopic, kafkaClient, kafkaSettingsFromEnv, type KafkaSettings } from '../bus/kafka/client.ts';
+import { startProjectionConsumer } from '../bus/kafka/projection-consumer.ts';
+import { kafkaPublisher } from '../bus/kafka/publisher.ts';
+import { createRelay, RELAY_SCHEMA } from '../bus/relay.ts';
+import { createPool } from '../postgres/pool.ts';
+import { postgresReadModelStore } from '../postgres/read-model-store.ts';
+import { dataDirOf, openDatabase, openEventStore } from './database.ts';
+
+const settings = (topic?: string): KafkaSettings => {
+  const s = kafkaSettingsFromEnv();
+  if (!s) throw new Error('KAFKA_BROKERS is not set (e.g. KAFKA_BROKERS=127.0.0.1:9092)');
+  return topic ? { ...s, topic } : s;
+};
+
+/** Runs until SIGINT/SIGTERM, then stops `stop` and exits 0 (1 if stopping failed). */
+const untilSignalled = (logger: pino.Logger, stop: () => Promise<void>) => {
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      stop().then(
+        () => process.exit(0),
+        (error) => {
+          logger.error({ err: error }, 'unclean stop');
+          process.exit(1);
+        },
+      );
+    });
+};
+
+/** `custodian kafka relay|consume`: the scale-out processes (SPEC §10). */
+export const kafkaCommands = (program: Command) => {
+  const kafka = program.command('kafka').description('Kafka fan-out: KAFKA_BROKERS, KAFKA_TOPIC (custodian.events), KAFKA_PARTITIONS (6)');
+
+  kafka
+    .command('relay')
+    .description('publish committed events from the log (DATABASE_URL, or ESDB_URL) to the topic, at least once; key = stream')
+    .option('--topic <topic>', 'topic (KAFKA_TOPIC)')
+    .option('--data-dir <dir>', 'data directory when DATABASE_URL is not set')
+    .action(async (o: { topic?: string; dataDir?: string }) => {
+      const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+      const s = settings(o.topic);
+      const database = await openDatabase(dataDirOf(o.dataDir));
+      const pool = createPool(database.url, 4);
+      const store = await openEventStore(pool);
+      const client = kafkaClient(s, logger);
+      await ensureTopic(client, s);
+      const publisher = await kafkaPublisher(client, s.topic);
+      const db = postgresReadModelStore(pool);
+      await db.query(RELAY_SCHEMA);
+      const relay = createRelay(store, db, publisher, {
+        target: `kafka:${s.topic}`,
+        onBatch: (position, published) => logger.debug({ position, published }, 'published'),
+        onError: (error) => logger.warn({ err: error }, 'relay could not publish; retrying'),
+      });
+      relay.start();
+      logger.info({ topic: s.topic, event_store: store.name }, 'relay running');
+      untilSignalled(logger, async () => {
+        await relay.stop();
+        await publisher.close();
+        await store.close();
+        await pool.end();
+        await database.release();
+      });
+    });
+
+  kafka
+    .command('consume')
+    .description('build read models from the topic as one member of a consumer group, into DATABASE_URL, with exactly-once effects')
+    .requiredOption('--group <id>', 'consumer group id (members of one group share the partitions)')
+    .option('--topic <topic>', 'topic (KAFKA_TOPIC)')
+    .option('--projections <names>', 'comma-separated; default every stream-ordered model that needs no keys')
+    .option('--data-dir <dir>', 'data directory when DATABASE_URL is not set')
+    .action(async (o: { group: string; topic?: string; projections?: string; dataDir?: string }) => {
+      const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+      const s = settings(o.topic);
+      const available = busProjections();
+      const wanted = o.projections ? o.projections.split(',').map((n) => n.trim()) : available.map((p) => p.name);
+      const unknown = wanted.filter((n) => !available.some((p) => p.name === n));
+      if (unknown.length > 0) {
+        process.stderr.write(`custodian: a consumer group cannot build ${unknown.join(', ')}; it can build ${available.map((p) => p.name).join(', ')}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const database = await openDatabase(dataDirOf(o.dataDir));
+      const pool = createPool(database.url, 4);
+      const worker = await startProjectionConsumer(kafkaClient(s, logger), postgresReadModelStore(pool), available.filter((p) => wanted.includes(p.name)), {
+        groupId: o.group,
+        topic: s.topic,
+        onChunk: (partition, offset, applied) => logger.debug({ partition, offset, applied }, 'applied'),
+        onError: (error) => logger.error({ err: error }, 'chunk failed; kafkajs will retry it'),
+      });
+      logger.info({ group: o.group, topic: s.topic, projections: wanted }, 'consumer running');
+      untilSignalled(logger, async () => {
+        await worker.stop();
+        await pool.end();
+        await database.release();
+      });
+    });
+};
