@@ -40,6 +40,8 @@ export const start = async (opts: StartOptions) => {
     retentionIntervalMs: Number(process.env.CUSTODIAN_RETENTION_INTERVAL_MS ?? 10 * 60_000),
     ...(secretsKey ? { secretsKey } : {}),
     port,
+    // 127.0.0.1 unless HOST says otherwise (a container publishes its port on 0.0.0.0).
+    host: process.env.HOST ?? '127.0.0.1',
     testClock: process.env.CUSTODIAN_TEST_CLOCK === '1',
     logger,
   });
