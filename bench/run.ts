@@ -5,22 +5,28 @@ import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
 import { createPool } from '../adapters/postgres/pool.ts';
 import { benchEventStore } from './eventstore.ts';
 import { benchRecords } from './records.ts';
+import { benchKafka } from './kafka.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
+// BENCH_ONLY=eventstore,records,kafka picks sections (default: all).
+const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka').split(',');
 const dir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(tmpdir(), 'custodian-bench-'));
 const server = dir ? await startEmbeddedPostgres({ dataDir: dir, database: 'bench', persistent: false }) : null;
 const url = process.env.DATABASE_URL ?? server!.url;
 console.log(`PostgreSQL: ${server ? 'embedded (throwaway)' : 'DATABASE_URL'}; ${total} operations per row`);
 const pool = createPool(url, 40);
 try {
-  await benchEventStore(pool, total);
-  // The API runs on a database of its own: the event-store bench leaves events no projection knows.
-  await pool.query('DROP DATABASE IF EXISTS bench_api');
-  await pool.query('CREATE DATABASE bench_api');
-  const apiUrl = new URL(url);
-  apiUrl.pathname = '/bench_api';
-  await benchRecords(pool, apiUrl.toString(), Number(process.env.BENCH_API_OPS ?? 2000));
+  if (only.includes('eventstore')) await benchEventStore(pool, total);
+  if (only.includes('records')) {
+    // The API runs on a database of its own: the event-store bench leaves events no projection knows.
+    await pool.query('DROP DATABASE IF EXISTS bench_api');
+    await pool.query('CREATE DATABASE bench_api');
+    const apiUrl = new URL(url);
+    apiUrl.pathname = '/bench_api';
+    await benchRecords(pool, apiUrl.toString(), Number(process.env.BENCH_API_OPS ?? 2000));
+  }
+  if (only.includes('kafka')) await benchKafka(pool, url, Number(process.env.BENCH_KAFKA_PUTS ?? 3000));
 } catch (error) {
   console.error('bench failed:', error);
   process.exitCode = 1;
