@@ -9,10 +9,19 @@ import { createPool } from '../postgres/pool.ts';
 import { postgresReadModelStore } from '../postgres/read-model-store.ts';
 import { dataDirOf, openDatabase, openEventStore } from './database.ts';
 
-const settings = (topic?: string): KafkaSettings => {
-  const s = kafkaSettingsFromEnv();
-  if (!s) throw new Error('KAFKA_BROKERS is not set (e.g. KAFKA_BROKERS=127.0.0.1:9092)');
-  return topic ? { ...s, topic } : s;
+/** The settings, or null after saying in one line what is wrong (exit code 2). */
+const settings = (topic?: string): KafkaSettings | null => {
+  let problem = 'KAFKA_BROKERS is not set (e.g. KAFKA_BROKERS=127.0.0.1:9092)';
+  let s: KafkaSettings | null = null;
+  try {
+    s = kafkaSettingsFromEnv();
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  if (s) return topic ? { ...s, topic } : s;
+  process.stderr.write(`custodian: ${problem}\n`);
+  process.exitCode = 2;
+  return null;
 };
 
 /** Runs until SIGINT/SIGTERM, then stops `stop` and exits 0 (1 if stopping failed). */
@@ -44,6 +53,7 @@ export const kafkaCommands = (program: Command) => {
     .action(async (o: { topic?: string; dataDir?: string }) => {
       const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
       const s = settings(o.topic);
+      if (!s) return;
       const database = await openDatabase(dataDirOf(o.dataDir));
       const pool = createPool(database.url, 4);
       const store = await openEventStore(pool);
@@ -78,6 +88,7 @@ export const kafkaCommands = (program: Command) => {
     .action(async (o: { group: string; topic?: string; projections?: string; dataDir?: string }) => {
       const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
       const s = settings(o.topic);
+      if (!s) return;
       const available = busProjections();
       const wanted = o.projections ? o.projections.split(',').map((n) => n.trim()) : available.map((p) => p.name);
       const unknown = wanted.filter((n) => !available.some((p) => p.name === n));

@@ -18,7 +18,6 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
-import { pollingSubscription } from './subscription.ts';
 
 /**
  * The event-store port on EventStoreDB (SPEC §10). A stream here is an ESDB stream of the
@@ -73,13 +72,8 @@ const toRecorded = (resolved: ResolvedEvent): RecordedEvent => {
   };
 };
 
-export interface EsdbStoreOptions {
-  /** How long a subscriber sleeps when it has caught up and no append was signalled. */
-  readonly pollMs?: number;
-}
-
 /** Opens the store at an `esdb://` connection string (ESDB_URL), e.g. `esdb://127.0.0.1:2113?tls=false`. */
-export const esdbEventStore = async (connectionString: string, { pollMs = 200 }: EsdbStoreOptions = {}): Promise<EventStore> => {
+export const esdbEventStore = async (connectionString: string): Promise<EventStore> => {
   const client = EventStoreDBClient.connectionString(connectionString);
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
@@ -161,7 +155,34 @@ export const esdbEventStore = async (connectionString: string, { pollMs = 200 }:
     readStream,
     readAll: (after, options) => readAll(after, options?.limit),
     subscribe(after, handler) {
-      return pollingSubscription(store, after, handler, { pollMs });
+      // A catch-up subscription to $all: old events, then new ones as they commit, in order.
+      // One event at a time (for await): the next is not taken until the handler is done.
+      const sub = client.subscribeToAll({ fromPosition: positionOf(after), filter: excludeSystemEvents() });
+      let closing = false;
+      let failure: unknown = null;
+      let last = after;
+      const loop = (async () => {
+        try {
+          for await (const resolved of sub) {
+            if (!isUserEvent(resolved)) continue;
+            const r = toRecorded(resolved);
+            if (r.position <= last) continue;
+            await handler(r);
+            last = r.position;
+          }
+        } catch (error) {
+          // A failing handler (or a broken connection) ends the subscription where it stood.
+          if (!closing) failure = error;
+        }
+      })();
+      return {
+        async close() {
+          closing = true;
+          await sub.unsubscribe().catch(() => undefined);
+          await loop;
+          if (failure) throw failure;
+        },
+      };
     },
     async headPosition() {
       // Newest first, stopping at the first event of ours (system events may sit on top).
