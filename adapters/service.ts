@@ -94,6 +94,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   });
   runner.start();
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
+  const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
   const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
@@ -115,6 +116,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       jobs: jobCommands(store, clock, macs),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
+      relay: relayHealth,
       publicUrl: () => url,
       records: {
         db,

@@ -23,6 +23,8 @@ export interface Relay {
   /** Publishes until nothing is left; answers the checkpoint reached. */
   drain(): Promise<number>;
   stop(): Promise<void>;
+  /** The checkpoint as of the last batch this process ran (0 before the first). */
+  position(): number;
 }
 
 /**
@@ -40,6 +42,7 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
   let loop: Promise<void> | null = null;
   let off: (() => void) | null = null;
   let failures = 0;
+  let checkpoint = 0;
 
   const batch = () =>
     db.transaction(async (sql) => {
@@ -62,6 +65,7 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
   const drain = async () => {
     for (;;) {
       const { position, published } = await batch();
+      checkpoint = position;
       if (published > 0) o.onBatch?.(position, published);
       if (published < batchSize) return position;
     }
@@ -93,6 +97,7 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
       })();
     },
     drain,
+    position: () => checkpoint,
     async stop() {
       running = false;
       off?.();

@@ -18,6 +18,8 @@ export interface HttpDeps {
   readonly adminKey: string;
   /** Present only when CUSTODIAN_TEST_CLOCK=1. */
   readonly testClock: TestClock | null;
+  /** The Kafka relay's topic and checkpoint, when this process runs one. */
+  readonly relay?: { readonly topic: string; position(): number } | null;
   /** Where callers reach this server, for the records URL in a call's _meta. */
   readonly publicUrl: () => string;
   readonly records: RecordsDeps;

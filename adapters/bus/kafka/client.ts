@@ -40,13 +40,30 @@ export const kafkaClient = (s: KafkaSettings, logger?: Logger) =>
     },
   });
 
-/** Creates the topic if it is missing; an existing one is left as it is. */
+/**
+ * Creates the topic if it is missing; an existing one is left as it is. It keeps every
+ * message (no time or size retention), so a new consumer group can build its models from
+ * the first event; an erasure reaches these copies as it reaches the log's, by the shredded key.
+ */
 export const ensureTopic = async (kafka: Kafka, s: KafkaSettings) => {
   const admin = kafka.admin();
   await admin.connect();
   try {
     const topics = await admin.listTopics();
-    if (!topics.includes(s.topic)) await admin.createTopics({ topics: [{ topic: s.topic, numPartitions: s.partitions }], waitForLeaders: true });
+    if (!topics.includes(s.topic)) 
+      await admin.createTopics({
+        topics: [
+          {
+            topic: s.topic,
+            numPartitions: s.partitions,
+            configEntries: [
+              { name: 'retention.ms', value: '-1' },
+              { name: 'retention.bytes', value: '-1' },
+            ],
+          },
+        ],
+        waitForLeaders: true,
+      });
   } finally {
     await admin.disconnect();
   }

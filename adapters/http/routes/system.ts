@@ -10,7 +10,12 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
   r.get('/healthz', { schema: { tags: ['system'] } }, async (_req, reply) => {
     try {
       await deps.db.query('SELECT 1');
-      return { status: 'ok', event_store: deps.store.name, checkpoints: deps.runner.checkpoints() };
+      return {
+        status: 'ok',
+        event_store: deps.store.name,
+        checkpoints: deps.runner.checkpoints(),
+        relay: deps.relay ? { topic: deps.relay.topic, position: deps.relay.position() } : null,
+      };
     } catch {
       return reply.code(503).send({ status: 'unavailable', reason: 'the database does not answer' });
     }

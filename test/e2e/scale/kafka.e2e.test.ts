@@ -117,6 +117,12 @@ else
       await workload('a', 4, 6);
       const position = await head();
       await relayed(position);
+      const health = await svc.admin('GET', '/healthz');
+      expect(health.body.relay).toEqual({ topic, position: expect.any(Number) });
+      expect(health.body.relay.position).toBeGreaterThan(0);
+      const created = await admin.describeConfigs({ resources: [{ type: 2, name: topic, configNames: ['retention.ms'] }], includeSynonyms: false });
+      // Kept for good, so a new consumer group can build from the first event.
+      expect(created.resources[0]!.configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '-1' });
 
       const stored = (await svc.pool.query<{ position: string; stream: string; data: unknown }>('SELECT position, stream, data FROM custodian_events ORDER BY position')).rows;
       const seen: { partition: number; key: string; raw: string; headers: Record<string, string> }[] = [];
