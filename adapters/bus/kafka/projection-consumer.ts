@@ -20,6 +20,8 @@ export interface ProjectionConsumerOptions {
   readonly topic: string;
   /** Messages applied per transaction (default 200). */
   readonly chunk?: number;
+  /** Partitions applied at once, each in its own transaction (default 3; keep below the pool size). */
+  readonly concurrency?: number;
   readonly sessionTimeoutMs?: number;
   readonly onChunk?: (partition: number, offset: string, applied: number) => void;
   readonly onError?: (error: unknown) => void;
@@ -99,6 +101,8 @@ export const startProjectionConsumer = async (
   await consumer.subscribe({ topic: o.topic, fromBeginning: true });
   await consumer.run({
     eachBatchAutoResolve: false,
+    // Partitions are independent (a stream never spans two), so they may be applied side by side.
+    partitionsConsumedConcurrently: o.concurrency ?? 3,
     eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
       for (let i = 0; i < batch.messages.length; i += chunkSize) {
         if (!isRunning() || isStale()) return;

@@ -6,6 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { busProjections } from '../../../projections/all.ts';
 import { CONSUMER_OFFSETS_SCHEMA } from '../../../adapters/bus/kafka/projection-consumer.ts';
+import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
+import { ensureProjectionSchemas } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { dumpReadModels } from '../../support/dump.ts';
 import { caller } from '../../support/records.ts';
@@ -37,6 +39,8 @@ else
     const kafka = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     let svc: TestService;
+    // A second instance on the same database runs a relay on the same topic: they take turns.
+    let twin: TestService;
     let target: Awaited<ReturnType<typeof freshDatabase>>;
     let targetPool: pg.Pool;
     const workers: ChildProcess[] = [];
@@ -95,25 +99,28 @@ else
     beforeAll(async () => {
       await admin.connect();
       svc = await startTestService({ kafka: { brokers: brokers.split(','), topic, partitions: PARTITIONS } });
+      twin = await startTestService({ shareWith: svc, kafka: { brokers: brokers.split(','), topic, partitions: PARTITIONS } });
       await svc.admin('POST', '/v1/tenants', { id: 'acme' });
       await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
       target = await freshDatabase();
       targetPool = new pg.Pool({ connectionString: target.url, max: 2 });
-      // So the test can watch the group's progress before the first worker is up.
+      // So the test can watch the group's progress (and lock a row) before the first worker is up.
       await targetPool.query(CONSUMER_OFFSETS_SCHEMA);
+      await ensureProjectionSchemas(postgresReadModelStore(targetPool), busProjections());
     });
 
     afterAll(async () => {
       for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGTERM');
       await Promise.all(workers.map(exited));
       await targetPool?.end();
+      await twin?.stop();
       await svc?.stop();
       await target?.drop();
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
       await admin.disconnect();
     });
 
-    it('publishes every committed event, keyed by stream in stream order, as the same ciphertext the store holds', async () => {
+    it('publishes every committed event once (two relays on the topic), keyed by stream in stream order, as the same ciphertext the store holds', async () => {
       await workload('a', 4, 6);
       const position = await head();
       await relayed(position);
@@ -176,14 +183,30 @@ else
       const first = await head();
       await relayed(first);
 
-      // A alone first, so the worker killed is the one mid-stream.
+      // A alone first, so the worker killed is the one mid-stream. To kill it inside a
+      // transaction, deterministically: the test holds a row lock on the list-index row of
+      // record a-0-0, so the partition carrying that record's stream stalls in a transaction
+      // that has already applied part of its chunk, while the other partitions go on.
+      await targetPool.query(
+        `INSERT INTO rm_records (tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms)
+         VALUES ('acme', 'notes', 'tenant', 'a-0-0', 0, '', '', false, 0, '', '', 0)`,
+      );
+      const blocker = new pg.Client({ connectionString: target.url });
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT 1 FROM rm_records WHERE tenant = 'acme' AND key = 'a-0-0' FOR UPDATE`);
       const a = startWorker(group);
+      const stalled = async () =>
+        Number((await targetPool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n) > 0;
       let atKill = 0;
-      await until('worker A has applied a first chunk', async () => (atKill = await applied(group)) > 0, 120_000);
+      await until('worker A has applied some partitions and stalls inside a transaction on another', async () => (atKill = await applied(group)) > 0 && (await stalled()), 120_000);
       a.kill('SIGKILL');
       await exited(a);
+      await blocker.query('ROLLBACK');
+      await blocker.end();
       const total = Number((await svc.pool.query<{ n: string }>('SELECT count(*) AS n FROM custodian_events')).rows[0]!.n);
       // Mid-stream: something was applied and much was not.
+      expect(atKill).toBeGreaterThan(0);
       expect(atKill).toBeLessThan(total);
 
       // Work goes on while A is down; B joins, then A comes back.
@@ -203,7 +226,7 @@ else
       const minted = (await targetPool.query<{ n: string }>('SELECT sum(calls_minted) AS n FROM rm_jobs')).rows[0]!.n;
       expect(Number(minted)).toBe(Number((await svc.pool.query<{ n: string }>(`SELECT count(*) AS n FROM custodian_events WHERE type = 'CallMinted'`)).rows[0]!.n));
       expect([b.exitCode, again.exitCode]).toEqual([null, null]);
-      process.stderr.write(`kafka consumer group: worker A killed after ${atKill} of ${total} events; ${all} events on the topic, each applied exactly once by the group\n`);
+      process.stderr.write(`kafka consumer group: worker A killed inside a transaction after ${atKill} of ${total} events; ${all} events on the topic, each applied exactly once by the group\n`);
 
       // A relay that crashed after publishing publishes again: the group drops every repeat.
       await svc.pool.query('UPDATE custodian_relay SET position = 0 WHERE target = $1', [`kafka:${topic}`]);
