@@ -24,9 +24,9 @@ import { createPool } from './postgres/pool.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
-import { ensureTopic, kafkaClient, type KafkaSettings } from './bus/kafka/client.ts';
-import { kafkaPublisher } from './bus/kafka/publisher.ts';
-import { createRelay, RELAY_SCHEMA, type Relay } from './bus/relay.ts';
+import type { KafkaSettings } from './bus/kafka/client.ts';
+import { startKafkaRelay } from './bus/kafka/relay.ts';
+import type { Relay } from './bus/relay.ts';
 
 export interface ServiceOptions {
   readonly databaseUrl: string;
@@ -57,26 +57,6 @@ export interface Service {
   readonly relay: Relay | null;
   close(): Promise<void>;
 }
-
-const startKafkaRelay = async (store: EventStore, pool: pg.Pool, settings: KafkaSettings, logger?: Logger): Promise<Relay> => {
-  const kafka = kafkaClient(settings, logger);
-  await ensureTopic(kafka, settings);
-  const publisher = await kafkaPublisher(kafka, settings.topic);
-  const db = postgresReadModelStore(pool);
-  await db.query(RELAY_SCHEMA);
-  const relay = createRelay(store, db, publisher, {
-    target: `kafka:${settings.topic}`,
-    onError: (error) => logger?.warn({ err: error, topic: settings.topic }, 'relay could not publish; retrying'),
-  });
-  relay.start();
-  return {
-    ...relay,
-    async stop() {
-      await relay.stop();
-      await publisher.close();
-    },
-  };
-};
 
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {

@@ -3,7 +3,7 @@ import { eventRegistry } from '../domain/events/registry.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
 import type { Projection } from './projection.ts';
-import { wakeablePause } from '../domain/shared/wakeable-pause.ts';
+import { wakeLoop } from '../domain/shared/wake-loop.ts';
 
 export const CHECKPOINTS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS custodian_checkpoints (
@@ -127,11 +127,6 @@ export const createProjectionRunner = (
   const groups = [leading, projections.filter((p) => lagging.includes(p.name))].filter((g) => g.length > 0);
   const checkpoints: Record<string, number> = Object.fromEntries(projections.map((p) => [p.name, 0]));
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
-  let running = false;
-  let signalled = false;
-  const sleeper = wakeablePause();
-  let loop: Promise<void> | null = null;
-  let off: (() => void) | null = null;
 
   const lowest = () => Math.min(...leading.map((p) => checkpoints[p.name] ?? 0));
   const settleWaiters = () => {
@@ -162,29 +157,18 @@ export const createProjectionRunner = (
     }
   };
 
-  const pause = () => sleeper.pause(pollMs);
+  const loop = wakeLoop(
+    (signal) => store.onAppend(signal),
+    async () => {
+      await catchUp();
+      return { pauseMs: pollMs };
+    },
+  );
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      off = store.onAppend(() => {
-        signalled = true;
-        sleeper.wake();
-      });
-      loop = (async () => {
-        while (running) {
-          signalled = false;
-          await catchUp();
-          if (running && !signalled) await pause();
-        }
-      })();
-    },
+    start: () => loop.start(),
     async stop() {
-      running = false;
-      off?.();
-      sleeper.wake();
-      await loop;
+      await loop.stop();
       for (const w of waiters) w.resolve(false);
       waiters.clear();
     },
@@ -203,7 +187,7 @@ export const createProjectionRunner = (
           resolve(false);
         }, timeoutMs);
         waiters.add(w);
-        sleeper.wake();
+        loop.wake();
       });
     },
     catchUp,

@@ -1,7 +1,7 @@
 import type { EventStore } from '../../domain/ports/event-store.ts';
 import type { Publisher } from '../../domain/ports/publisher.ts';
 import type { ReadModelStore } from '../../domain/ports/read-model.ts';
-import { wakeablePause } from '../../domain/shared/wakeable-pause.ts';
+import { wakeLoop } from '../../domain/shared/wake-loop.ts';
 
 export const RELAY_SCHEMA = `
   CREATE TABLE IF NOT EXISTS custodian_relay (
@@ -36,11 +36,6 @@ export interface Relay {
  */
 export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Publisher, o: RelayOptions): Relay => {
   const batchSize = o.batchSize ?? 500;
-  const sleeper = wakeablePause();
-  let running = false;
-  let signalled = false;
-  let loop: Promise<void> | null = null;
-  let off: (() => void) | null = null;
   let failures = 0;
   let checkpoint = 0;
 
@@ -71,38 +66,26 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
     }
   };
 
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      off = store.onAppend(() => {
-        signalled = true;
-        sleeper.wake();
-      });
-      loop = (async () => {
-        while (running) {
-          signalled = false;
-          try {
-            await drain();
-            failures = 0;
-          } catch (error) {
-            // The bus or the database is away: back off (up to 5 s) and try the same batch again.
-            failures += 1;
-            o.onError?.(error);
-            if (running) await sleeper.pause(Math.min(5000, 100 * 2 ** failures));
-            continue;
-          }
-          if (running && !signalled) await sleeper.pause(o.pollMs ?? 250);
-        }
-      })();
+  const loop = wakeLoop(
+    (signal) => store.onAppend(signal),
+    async () => {
+      try {
+        await drain();
+        failures = 0;
+        return { pauseMs: o.pollMs ?? 250 };
+      } catch (error) {
+        // The bus or the database is away: back off (up to 5 s) and try the same batch again.
+        failures += 1;
+        o.onError?.(error);
+        return { pauseMs: Math.min(5000, 100 * 2 ** failures), force: true };
+      }
     },
+  );
+
+  return {
+    start: () => loop.start(),
     drain,
     position: () => checkpoint,
-    async stop() {
-      running = false;
-      off?.();
-      sleeper.wake();
-      await loop;
-    },
+    stop: () => loop.stop(),
   };
 };

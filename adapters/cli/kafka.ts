@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import pino from 'pino';
 import { busProjections } from '../../projections/all.ts';
-import { ensureTopic, kafkaClient, kafkaSettingsFromEnv, type KafkaSettings } from '../bus/kafka/client.ts';
+import { kafkaClient, kafkaSettingsFromEnv, type KafkaSettings } from '../bus/kafka/client.ts';
+import { startKafkaRelay } from '../bus/kafka/relay.ts';
 import { startProjectionConsumer } from '../bus/kafka/projection-consumer.ts';
-import { kafkaPublisher } from '../bus/kafka/publisher.ts';
-import { createRelay, RELAY_SCHEMA } from '../bus/relay.ts';
 import { createPool } from '../postgres/pool.ts';
 import { postgresReadModelStore } from '../postgres/read-model-store.ts';
 import { dataDirOf, openDatabase, openEventStore } from './database.ts';
@@ -57,21 +56,10 @@ export const kafkaCommands = (program: Command) => {
       const database = await openDatabase(dataDirOf(o.dataDir));
       const pool = createPool(database.url, 4);
       const store = await openEventStore(pool);
-      const client = kafkaClient(s, logger);
-      await ensureTopic(client, s);
-      const publisher = await kafkaPublisher(client, s.topic);
-      const db = postgresReadModelStore(pool);
-      await db.query(RELAY_SCHEMA);
-      const relay = createRelay(store, db, publisher, {
-        target: `kafka:${s.topic}`,
-        onBatch: (position, published) => logger.debug({ position, published }, 'published'),
-        onError: (error) => logger.warn({ err: error }, 'relay could not publish; retrying'),
-      });
-      relay.start();
+      const relay = await startKafkaRelay(store, pool, s, logger);
       logger.info({ topic: s.topic, event_store: store.name }, 'relay running');
       untilSignalled(logger, async () => {
         await relay.stop();
-        await publisher.close();
         await store.close();
         await pool.end();
         await database.release();

@@ -236,4 +236,27 @@ else
       expect(await applied(group)).toBe(all);
       expect(await dumpReadModels(targetPool, models)).toEqual(await dumpReadModels(svc.pool, models));
     });
+
+    it('custodian kafka relay publishes the log to a topic of its own from another process, and stops cleanly on SIGTERM', async () => {
+      const own = `${topic}-cli`;
+      const relay = spawn(process.execPath, [path.join(root, 'bin/custodian.js'), 'kafka', 'relay', '--topic', own], {
+        env: { ...process.env, DATABASE_URL: svc.databaseUrl, KAFKA_BROKERS: brokers, KAFKA_PARTITIONS: '2', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      workers.push(relay);
+      const events = Number((await svc.pool.query<{ n: string }>('SELECT count(*) AS n FROM custodian_events')).rows[0]!.n);
+      await until(`topic ${own} holds all ${events} events`, async () => {
+        const topics = await admin.listTopics();
+        if (!topics.includes(own)) return false;
+        const ends = await admin.fetchTopicOffsets(own);
+        return ends.reduce((sum, e) => sum + Number(e.high), 0) >= events;
+      });
+      const ends = await admin.fetchTopicOffsets(own);
+      expect(ends).toHaveLength(2);
+      expect(ends.reduce((sum, e) => sum + Number(e.high), 0)).toBe(events);
+      relay.kill('SIGTERM');
+      await exited(relay);
+      expect(relay.exitCode).toBe(0);
+      await admin.deleteTopics({ topics: [own] });
+    });
   });
