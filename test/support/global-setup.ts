@@ -38,7 +38,14 @@ const dockerAnswers = () => {
 export default async function setup(project: TestProject) {
   const docker = dockerAnswers();
   const components = await startComponents(project, docker);
-  const database = await startDatabase(project, docker);
+  let database: Awaited<ReturnType<typeof startDatabase>>;
+  try {
+    database = await startDatabase(project, docker);
+  } catch (error) {
+    // A broker started for the run must not outlive a run that could not begin.
+    await components();
+    throw error;
+  }
   return async () => {
     await database?.();
     await components();
