@@ -95,8 +95,9 @@ logger.state.name = state.change.logger
 logger.state.level = WARN
 L4J
   local jopts=(-Dlog4j2.configurationFile="$dir/log4j2.properties" -Dkafka.logs.dir="$dir/logs")
-  # A fixed cluster id: the data directory is new for every start.
-  java "${jopts[@]}" -cp "$LIB/*" kafka.tools.StorageTool format -t custodian-test-cluster1 \
+  # A fixed cluster id (22 characters of base64url, the example of the Kafka docs): the data
+  # directory is new for every start.
+  java "${jopts[@]}" -cp "$LIB/*" kafka.tools.StorageTool format -t MkU3OEVBNTcwNTJENDM2Qk \
     -c "$dir/server.properties" --ignore-formatted >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; exit 4; }
   nohup java -Xms256m -Xmx512m -XX:+UseG1GC "${jopts[@]}" -cp "$LIB/*" kafka.Kafka "$dir/server.properties" \
     >"$dir/broker.log" 2>&1 &
