@@ -24,9 +24,19 @@ const root = path.resolve(import.meta.dirname, '../../..');
 const BODY_MARKER = `kafka-plaintext-${Date.now()}-5e1f`;
 const PARTITIONS = 4;
 
+/** A retriable broker error (a partition whose leader is still being elected, stale metadata) means "not yet". */
+const settled = async (check: () => Promise<boolean>) => {
+  try {
+    return await check();
+  } catch (error) {
+    if ((error as { retriable?: unknown }).retriable === true) return false;
+    throw error;
+  }
+};
+
 const until = async (what: string, check: () => Promise<boolean>, ms = 90_000) => {
   const deadline = Date.now() + ms;
-  while (!(await check())) {
+  while (!(await settled(check))) {
     if (Date.now() > deadline) throw new Error(`not reached in ${ms / 1000} s: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -245,13 +255,13 @@ else
       });
       workers.push(relay);
       const events = Number((await svc.pool.query<{ n: string }>('SELECT count(*) AS n FROM custodian_events')).rows[0]!.n);
+      let ends: Awaited<ReturnType<typeof admin.fetchTopicOffsets>> = [];
       await until(`topic ${own} holds all ${events} events`, async () => {
         const topics = await admin.listTopics();
         if (!topics.includes(own)) return false;
-        const ends = await admin.fetchTopicOffsets(own);
+        ends = await admin.fetchTopicOffsets(own);
         return ends.reduce((sum, e) => sum + Number(e.high), 0) >= events;
       });
-      const ends = await admin.fetchTopicOffsets(own);
       expect(ends).toHaveLength(2);
       expect(ends.reduce((sum, e) => sum + Number(e.high), 0)).toBe(events);
       relay.kill('SIGTERM');
