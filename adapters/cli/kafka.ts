@@ -7,6 +7,7 @@ import { startProjectionConsumer } from '../bus/kafka/projection-consumer.ts';
 import { createPool } from '../postgres/pool.ts';
 import { postgresReadModelStore } from '../postgres/read-model-store.ts';
 import { dataDirOf, openDatabase, openEventStore } from './database.ts';
+import { stopOnSignal } from './signals.ts';
 
 /** The settings, or null after saying in one line what is wrong (exit code 2). */
 const settings = (topic?: string): KafkaSettings | null => {
@@ -21,23 +22,6 @@ const settings = (topic?: string): KafkaSettings | null => {
   process.stderr.write(`custodian: ${problem}\n`);
   process.exitCode = 2;
   return null;
-};
-
-/** Runs until SIGINT/SIGTERM, then stops `stop` and exits 0 (1 if stopping failed). */
-const untilSignalled = (logger: pino.Logger, stop: () => Promise<void>) => {
-  let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      stop().then(
-        () => process.exit(0),
-        (error) => {
-          logger.error({ err: error }, 'unclean stop');
-          process.exit(1);
-        },
-      );
-    });
 };
 
 /** `custodian kafka relay|consume`: the scale-out processes (SPEC §10). */
@@ -58,7 +42,7 @@ export const kafkaCommands = (program: Command) => {
       const store = await openEventStore(pool);
       const relay = await startKafkaRelay(store, pool, s, logger);
       logger.info({ topic: s.topic, event_store: store.name }, 'relay running');
-      untilSignalled(logger, async () => {
+      stopOnSignal(logger, async () => {
         await relay.stop();
         await store.close();
         await pool.end();
@@ -94,7 +78,7 @@ export const kafkaCommands = (program: Command) => {
         onError: (error) => logger.error({ err: error }, 'chunk failed; kafkajs will retry it'),
       });
       logger.info({ group: o.group, topic: s.topic, projections: wanted }, 'consumer running');
-      untilSignalled(logger, async () => {
+      stopOnSignal(logger, async () => {
         await worker.stop();
         await pool.end();
         await database.release();

@@ -6,6 +6,7 @@ import { loadAuditKey } from '../keys/audit-key.ts';
 import { dataDirOf, openDatabase } from './database.ts';
 import { kafkaSettingsFromEnv } from '../bus/kafka/client.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
+import { stopOnSignal } from './signals.ts';
 
 export interface StartOptions {
   readonly port?: string;
@@ -54,21 +55,8 @@ export const start = async (opts: StartOptions) => {
   }
 
   // The server stops first, then the projections and the pool, and PostgreSQL last.
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    try {
-      await service.close();
-      await db.release();
-      process.exit(0);
-    } catch (error) {
-      logger.error({ err: error }, 'unclean stop');
-      process.exit(1);
-    }
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => void shutdown(signal));
-  }
+  stopOnSignal(logger, async () => {
+    await service.close();
+    await db.release();
+  });
 };
