@@ -10,9 +10,9 @@ import type { Projection } from './projection.ts';
  */
 export const auditProjection: Projection = {
   name: 'audit',
-  // Each tenant's entries follow the log's order, and names come from the jobs model.
+  // Each tenant's entries follow the log's order.
   order: 'log',
-  tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads'],
+  tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_audit (
       tenant text NOT NULL, seq bigint NOT NULL, at bigint NOT NULL, kind text NOT NULL, job text, subject text, epoch int,
@@ -25,20 +25,31 @@ export const auditProjection: Projection = {
       tenant text NOT NULL, level int NOT NULL, idx bigint NOT NULL, hash bytea NOT NULL,
       PRIMARY KEY (tenant, level, idx)
     );
-    CREATE TABLE IF NOT EXISTS rm_audit_heads (tenant text PRIMARY KEY, size bigint NOT NULL);`,
+    CREATE TABLE IF NOT EXISTS rm_audit_heads (tenant text PRIMARY KEY, size bigint NOT NULL);
+    CREATE TABLE IF NOT EXISTS rm_audit_jobs (
+      tenant text NOT NULL, job text NOT NULL, run int NOT NULL, agent text NOT NULL, purpose text NOT NULL, subject text NOT NULL,
+      PRIMARY KEY (tenant, job, run)
+    );`,
   async apply(sql, event, recorded) {
     const tenant = (event.data as { tenant?: string }).tenant;
     if (!tenant) return;
-    const jobs = new Map<string, JobFacts | null>();
-    const named = new Set<string>();
-    const d = event.data as { job?: string; writer?: { job: string } };
-    if (d.job) named.add(d.job);
-    if (d.writer) named.add(d.writer.job);
-    for (const job of named) {
-      const { rows } = await sql.query<JobFacts>('SELECT agent, purpose, subject FROM rm_jobs WHERE tenant = $1 AND id = $2', [tenant, job]);
-      jobs.set(job, rows[0] ?? null);
+    // The projection keeps its own job facts, per run: another model's rows change as ids are
+    // started again, and an entry read from them would change on rebuild.
+    if (event.type === 'JobStarted') {
+      const d = event.data;
+      await sql.query('INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING', [
+        tenant, d.job, d.run, d.agent, d.purpose, d.subject,
+      ]);
     }
-    const fields = auditFields(event, (job) => jobs.get(job) ?? null);
+    const refOf = (job: string, run: number) => `${job}\u0000${run}`;
+    const d = event.data as { job?: string; run?: number; writer?: { job: string; run: number } };
+    const named = [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
+    const jobs = new Map<string, JobFacts | null>();
+    for (const { job, run } of named) {
+      const { rows } = await sql.query<JobFacts>('SELECT agent, purpose, subject FROM rm_audit_jobs WHERE tenant = $1 AND job = $2 AND run = $3', [tenant, job, run]);
+      jobs.set(refOf(job, run), rows[0] ?? null);
+    }
+    const fields = auditFields(event, (job, run) => jobs.get(refOf(job, run)) ?? null);
     if (!fields) return;
 
     await sql.query('INSERT INTO rm_audit_heads (tenant, size) VALUES ($1, 0) ON CONFLICT DO NOTHING', [tenant]);

@@ -22,25 +22,27 @@ export interface AuditFields {
 const withJob = (job: string, facts: JobFacts | null) => ({ job, ...(facts ? { agent: facts.agent, purpose: facts.purpose, subject: facts.subject } : {}) });
 
 /**
- * SPEC §9: the audit-relevant events and what their entries say. `jobFacts` looks up the job
- * an event names (the reader, the writer); events that are not audit-relevant answer null.
+ * SPEC §9: the audit-relevant events and what their entries say. `jobFacts` looks up the run
+ * of the job an event names (the reader, the writer): by run, because an id started again is
+ * another job, and an entry must read the same however late it is rebuilt. Events that are
+ * not audit-relevant answer null.
  */
-export const auditFields = (e: DomainEvent, jobFacts: (job: string) => JobFacts | null): AuditFields | null => {
+export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number) => JobFacts | null): AuditFields | null => {
   switch (e.type) {
     case 'RecordsRead': {
       const d = e.data;
-      return { kind: d.startup ? 'startup_read' : 'read', ...withJob(d.job, jobFacts(d.job)), purpose: d.purpose, call: d.call, step: d.step, op: d.op, plugin: d.plugin, records: d.records, withheld: d.withheld };
+      return { kind: d.startup ? 'startup_read' : 'read', ...withJob(d.job, jobFacts(d.job, d.run)), purpose: d.purpose, call: d.call, step: d.step, op: d.op, plugin: d.plugin, records: d.records, withheld: d.withheld };
     }
     case 'RecordVersionWritten': {
       const d = e.data;
-      return { kind: 'write', ...withJob(d.writer.job, jobFacts(d.writer.job)), purpose: d.purpose, plugin: d.plugin, records: [{ scope: d.scope, key: d.key, version: d.version }], subject_kind: d.subject_kind, state: d.state, closed: d.closed };
+      return { kind: 'write', ...withJob(d.writer.job, jobFacts(d.writer.job, d.writer.run)), purpose: d.purpose, plugin: d.plugin, records: [{ scope: d.scope, key: d.key, version: d.version }], subject_kind: d.subject_kind, state: d.state, closed: d.closed };
     }
     case 'JobStarted':
       return { kind: 'job_started', job: e.data.job, agent: e.data.agent, purpose: e.data.purpose, subject: e.data.subject, plugin: e.data.plugin, run: e.data.run, parent: e.data.parent, data_subject: e.data.data_subject };
     case 'JobEnded':
-      return { kind: 'job_ended', ...withJob(e.data.job, jobFacts(e.data.job)), run: e.data.run };
+      return { kind: 'job_ended', ...withJob(e.data.job, jobFacts(e.data.job, e.data.run)), run: e.data.run };
     case 'JobStopped':
-      return { kind: 'job_stopped', ...withJob(e.data.job, jobFacts(e.data.job)), run: e.data.run, epoch: e.data.epoch, reasons: e.data.reasons };
+      return { kind: 'job_stopped', ...withJob(e.data.job, jobFacts(e.data.job, e.data.run)), run: e.data.run, epoch: e.data.epoch, reasons: e.data.reasons };
     case 'EnvelopeBlockAppended': {
       // A child's stream repeats its parent's blocks; the log records each block once, where it was made.
       const b = e.data.signed.block;
@@ -48,7 +50,7 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string) => JobFacts 
       return { kind: 'envelope_block', job: b.job, agent: b.agent, purpose: b.purpose, subject: b.subject, epoch: b.epoch, depth: b.depth, index: e.data.index, scopes: b.scopes, mac: e.data.signed.mac };
     }
     case 'EnvelopeWideningRefused':
-      return { kind: 'widening_refused', ...withJob(e.data.job, jobFacts(e.data.job)), child: e.data.child, field: e.data.field, reason: e.data.reason };
+      return { kind: 'widening_refused', ...withJob(e.data.job, jobFacts(e.data.job, e.data.run)), child: e.data.child, field: e.data.field, reason: e.data.reason };
     case 'RevocationBatchApplied':
       return { kind: 'revocation', epoch: e.data.epoch, items: e.data.items, revocations: e.data.revocations };
     case 'RevocationReceiptIssued': {
