@@ -6,10 +6,12 @@ import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.t
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import { decidePut } from '../domain/records/decide.ts';
-import { MEMORY_TAINT, agentMayUse } from '../domain/records/visibility.ts';
-import { recordsStream, requestKey, scopeKind } from '../domain/records/rules.ts';
+import { MEMORY_TAINT } from '../domain/records/visibility.ts';
+import { recordsStream, requestKey } from '../domain/records/rules.ts';
 import { evolveScope, initialScopeState, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
-import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import { checkScope } from '../domain/records/write-rules.ts';
+import { decideRetention, retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
 import { backoff, streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 
@@ -79,8 +81,8 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
   };
 
   const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
-    // Check 4: the plugin declared the scope's kind; an agent scope belongs to its agent.
-    if (!ctx.plugin_scopes.includes(scopeKind(req.scope)) || !agentMayUse(ctx, req.scope)) return E.left(refusal('scope'));
+    const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
+    if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
     const { rows: prior } = await db.query<{ scope: string; key: string; version: number }>(
@@ -155,7 +157,40 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     });
   };
 
-  return { put };
+  /**
+   * Retention for one scope, through the same path as a put: decided against the scope's
+   * current state and appended with the revision it was decided on, so a put that moved a
+   * record's end in between makes it decide again instead of being undone.
+   */
+  const retain = async (c: RetainScope): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
+    const stream = recordsStream(c.tenant, c.plugin, c.scope);
+    return exclusive(stream, async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const entry = await load(stream);
+        const verdicts = retentionVerdicts(c, entry.state);
+        const decision = decideRetention(c, entry.state);
+        if (E.isLeft(decision)) throw new Error(`records stream ${stream}: retention refused ${decision.left.error}`);
+        const events = decision.right;
+        if (events.length === 0) return { verdicts, position: null };
+        const stored = events.map((e) => ({
+          event_id: randomUUID(),
+          ...eventRegistry.encode(e as Exclude<ScopeEvent, { type: 'RecordVersionWritten' }>),
+          metadata: { tenant: c.tenant, causation_id: null, correlation_id: null },
+        }));
+        const appended = await store.append(stream, stored, entry.revision);
+        if (E.isLeft(appended)) {
+          await backoff(attempt);
+          continue;
+        }
+        for (const e of events) entry.state = evolveScope(entry.state, e);
+        entry.revision = appended.right.nextExpectedRevision;
+        return { verdicts, position: appended.right.position };
+      }
+      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+    });
+  };
+
+  return { put, retain };
 };
 
 export type RecordCommands = ReturnType<typeof recordCommands>;
