@@ -126,6 +126,19 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       return E.right({ person_deleted: counts.person_end, removed: counts.retention, renewals_requested: counts.renew, deferred: counts.deferred });
     },
 
+    /** Retention for one person record past its end, before a put reuses its key. */
+    async retire(tenant: string, plugin: string, scope: string, key: string, version: number): Promise<RetentionVerdict> {
+      const holds = (await holdsOf(tenant)) ?? [];
+      const [info] = await candidates(db, tenant, 'r.plugin = $2 AND r.scope = $3 AND r.key = $4', [plugin, scope, key]);
+      const held = isHeld(holds, info ?? { plugin, scope, key, data_subjects: [], tree_jobs: [] });
+      const { rows } = await db.query<{ settings: { retention_days: number } }>('SELECT settings FROM rm_tenants WHERE id = $1', [tenant]);
+      const decided = await deps.records.retain({ tenant, plugin, scope, retention_days: rows[0]?.settings.retention_days ?? 0, now: clock.now(), candidates: [{ key, version, held }] });
+      const verdict = decided.verdicts.get(key) ?? 'none';
+      if (verdict === 'person_end') await keystore.shredRecord(tenant, plugin, scope, key);
+      if (decided.position !== null) await deps.settle(decided.position);
+      return verdict;
+    },
+
     async placeHold(tenant: string, selector: Selector, reason: string) {
       const hold = randomUUID();
       const placed = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'PlaceHold', tenant, hold, selector, reason, now: clock.now() }, { tenant });

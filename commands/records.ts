@@ -8,7 +8,8 @@ import type { Sealer } from '../domain/ports/sealer.ts';
 import { decidePut } from '../domain/records/decide.ts';
 import { MEMORY_TAINT } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey } from '../domain/records/rules.ts';
-import { evolveScope, initialScopeState, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
+import { personRecordGone } from '../domain/records/reads.ts';
+import { evolveScope, initialScopeState, newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
 import { decideRetention, retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
@@ -50,7 +51,10 @@ const CACHED_STREAMS = 512;
  * caught up from their last revision; one put per stream runs at a time in this process, and
  * the expected revision settles races with other processes.
  */
-export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock }) => {
+/** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
+export type RetireEnded = (tenant: string, plugin: string, scope: string, key: string, version: number) => Promise<RetentionVerdict>;
+
+export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock; retire?: RetireEnded }) => {
   const { store, db, sealer, clock } = deps;
   const cache = new Map<string, Cached>();
   const exclusive = streamLocks();
@@ -92,6 +96,15 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     if (prior[0]) return E.right({ ...prior[0], position: null });
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
+    // A person record past its end is deleted for every reader: a put on its key starts a new
+    // record, so the old one is removed and its keys shredded first (before this body is sealed
+    // under them). A hold keeps it, and the decider then refuses the put (`held`).
+    const ended = await exclusive(stream, async () => {
+      const v = newest((await load(stream)).state.records.get(req.record_key));
+      return v && personRecordGone(v, clock.now()) ? v.version : null;
+    });
+    if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+
     const version = req.expect + 1;
     const sealContext = { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject };
     const bodyText = JSON.stringify(req.body);

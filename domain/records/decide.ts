@@ -3,6 +3,7 @@ import { refusal, type Refusal } from '../shared/refusal.ts';
 import type { TenantSettings } from '../tenants/settings.ts';
 import type { Sealed } from './events.ts';
 import { DAY_MS, MAX_LIVE_PER_SCOPE } from './rules.ts';
+import { personRecordGone } from './reads.ts';
 import { checkClosed, checkPeople, checkPurpose, isPersonWrite } from './write-rules.ts';
 import { countsUnderCaps, isLive, newest, type OpenedRecordEvent, type ScopeState } from './state.ts';
 
@@ -113,6 +114,10 @@ export const decidePut = (c: PutRecord, s: ScopeState): E.Either<Refusal, readon
   const record = s.records.get(c.key);
   const current = newest(record);
   const currentVersion = current?.version ?? 0;
+  // Deleted at its end for every reader, a person record still here is kept by a legal hold:
+  // writing its key would bring its versions back, and `stale` would tell that it exists.
+  if (current && personRecordGone(current, c.now))
+    return E.left(refusal('held', { reason: 'a record about a person that ended under this key is kept under a legal hold; the key can be written again once the hold is released' }));
   if (c.expect !== currentVersion) return E.left(refusal('stale', { current: currentVersion }));
   const person = isPersonWrite(c.writer, c.subject_kind, record?.everPerson ?? false);
   const refused =

@@ -77,6 +77,38 @@ describe('a person record is deleted at its end', () => {
   });
 });
 
+describe('a person record is deleted at its end: writing its key again', () => {
+  it('starts a new record; the old versions never come back and their keys are shredded', async () => {
+    const { t, c } = await setup();
+    await put(c, 'pref', 0, { subject_kind: 'person', ends_at: (await now()) + DAY, body: { likes: 'tea' } });
+    await put(c, 'pref', 1, { subject_kind: 'person', ends_at: (await now()) + DAY, body: { likes: 'coffee' } });
+    await advance(1);
+    const r = await caller(svc, t, { purpose: 'routine:keep', job: c.job, start: { timeout_ms: 300 * DAY } });
+    // As for any absent record: expect 0 (a put naming the old version is stale at 0).
+    expect((await r.rec({ op: 'put', scope: 'agent:scribe', record_key: 'pref', body: {}, expect: 2, subject_kind: 'person' })).body).toMatchObject({ error: 'stale', current: 0 });
+    expect(await put(r, 'pref', 0, { subject_kind: 'person', body: { likes: 'water' } })).toMatchObject({ version: 1 });
+    const history = (await r.rec({ op: 'history', scope: 'agent:scribe', record_key: 'pref' })).body.records;
+    expect(history.map((x: any) => [x.version, x.body])).toEqual([[1, { likes: 'water' }]]);
+    expect(await removals(t)).toEqual(['pref']);
+    expect(await run(t)).toMatchObject({ person_deleted: 0 });
+  });
+
+  it('under a legal hold, is refused (held) and the ended record stays kept and unread', async () => {
+    const { t, c } = await setup();
+    await put(c, 'pref', 0, { subject_kind: 'person', ends_at: (await now()) + DAY });
+    await svc.admin('POST', `/v1/tenants/${t}/holds`, { selector: { record: 'pref' }, reason: 'audit' });
+    await advance(1);
+    const r = await caller(svc, t, { purpose: 'routine:keep', job: c.job, start: { timeout_ms: 300 * DAY } });
+    const before = await svc.lastPosition();
+    const refused = await r.rec({ op: 'put', scope: 'agent:scribe', record_key: 'pref', body: {}, expect: 0, subject_kind: 'person' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: 'held', reason: expect.any(String) });
+    expect(await svc.lastPosition()).toBe(before);
+    expect(await removals(t)).toEqual([]);
+    expect(await keysHeld(t, 'pref')).toBe(1);
+  });
+});
+
 describe('retention decides like a command', () => {
   it('a put that extends a record\'s end while retention runs is never undone by a removal', async () => {
     const { t, c } = await setup();
