@@ -75,7 +75,8 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   runner.start();
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
-  const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) });
+  const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record) });
+  const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p), records });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
     (o.retentionIntervalMs ?? 0) > 0
@@ -101,7 +102,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       records: {
         db,
         counter: await postgresRequestCounter(pool),
-        records: recordCommands({ store, db, sealer: keystore, clock }),
+        records,
         queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
         audit: readAudit(store, clock),
         runner,

@@ -5,7 +5,8 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import { recordsStream } from '../domain/records/rules.ts';
 import { isHeld, type Selector } from '../domain/retention/holds.ts';
-import { retentionPlan, type RetainedRecord } from '../domain/retention/plan.ts';
+import type { HeldCandidate } from '../domain/retention/holds.ts';
+import type { RetentionVerdict } from '../domain/retention/decide.ts';
 import { tenantStream } from '../domain/shared/names.ts';
 import { notFound, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
@@ -13,17 +14,22 @@ import type { Keystore } from '../adapters/keys/keystore.ts';
 import { signReceipt } from '../adapters/keys/audit-key.ts';
 import { appendFacts } from './append-facts.ts';
 import { handleCommand, loadState } from './handle.ts';
+import type { RecordCommands } from './records.ts';
+
+/** A record as the read model shows it, with what a legal hold looks at. */
+interface RetainedRecord extends HeldCandidate {
+  readonly version: number;
+}
 
 /** The records a rule looks at, with whose they are and which job trees wrote them. */
 const candidates = async (db: Sql, tenant: string, where: string, params: unknown[]): Promise<RetainedRecord[]> => {
   const { rows } = await db.query<RetainedRecord>(
-    `SELECT r.plugin, r.scope, r.key, r.version, r.subject_kind, r.ends_at::float8 AS ends_at,
+    `SELECT r.plugin, r.scope, r.key, r.version,
        (SELECT coalesce(jsonb_agg(DISTINCT v.data_subject) FILTER (WHERE v.data_subject IS NOT NULL), '[]'::jsonb)
           FROM rm_record_versions v WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key) AS data_subjects,
        (SELECT coalesce(jsonb_agg(DISTINCT b->'block'->>'job'), '[]'::jsonb)
           FROM rm_record_versions v JOIN rm_jobs j ON j.tenant = v.tenant AND j.id = v.writer_job, jsonb_array_elements(j.chain) b
-          WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key) AS tree_jobs,
-       (SELECT n.version FROM rm_renewals n WHERE n.tenant = r.tenant AND n.plugin = r.plugin AND n.scope = r.scope AND n.key = r.key) AS renewal_requested_for
+          WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key) AS tree_jobs
      FROM rm_records r WHERE r.tenant = $1 AND ${where} ORDER BY r.plugin, r.scope, r.key`,
     [tenant, ...params],
   );
@@ -37,6 +43,8 @@ export interface ComplianceDeps {
   readonly clock: Clock;
   readonly auditKey: KeyObject;
   readonly settle: (position: number) => Promise<unknown>;
+  /** Retention's removals and renewal requests go through the records command path. */
+  readonly records: Pick<RecordCommands, 'retain'>;
 }
 
 /**
@@ -92,20 +100,43 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       if (!holds) return E.left(notFound('tenant'));
       const { rows } = await db.query<{ settings: { retention_days: number } }>('SELECT settings FROM rm_tenants WHERE id = $1', [tenant]);
       const now = clock.now();
-      const plan = retentionPlan(await candidates(db, tenant, 'r.ends_at <= $2', [now]), now, rows[0]!.settings.retention_days, holds);
+      const retentionDays = rows[0]!.settings.retention_days;
+      // The read model only nominates candidates (it may lag); each scope's decider judges them
+      // against the scope's current state. Holds are judged here, from the writers' job trees.
+      const byScope = new Map<string, RetainedRecord[]>();
+      for (const r of await candidates(db, tenant, 'r.ends_at <= $2', [now])) {
+        const id = JSON.stringify([r.plugin, r.scope]);
+        byScope.set(id, [...(byScope.get(id) ?? []), r]);
+      }
+      const counts: Record<RetentionVerdict, number> = { person_end: 0, retention: 0, renew: 0, deferred: 0, none: 0 };
       let position = 0;
-      for (const { record, reason } of plan.remove) position = await remove(tenant, record, reason);
-      for (const r of plan.renew)
-        position = await appendFacts(store, recordsStream(tenant, r.plugin, r.scope), tenant, [
-          { type: 'RenewalRequested', data: { tenant, plugin: r.plugin, scope: r.scope, key: r.key, version: r.version, ends_at: r.ends_at, requested_ms: now } },
-        ]);
+      for (const records of byScope.values()) {
+        const { plugin, scope } = records[0]!;
+        const decided = await deps.records.retain({
+          tenant, plugin, scope, retention_days: retentionDays, now,
+          candidates: records.map((r) => ({ key: r.key, version: r.version, held: isHeld(holds, r) })),
+        });
+        for (const [key, verdict] of decided.verdicts) {
+          counts[verdict]++;
+          if (verdict === 'person_end' || verdict === 'retention') await keystore.shredRecord(tenant, plugin, scope, key);
+        }
+        if (decided.position !== null) position = decided.position;
+      }
       if (position) await deps.settle(position);
-      return E.right({
-        person_deleted: plan.remove.filter((r) => r.reason === 'person_end').length,
-        removed: plan.remove.filter((r) => r.reason === 'retention').length,
-        renewals_requested: plan.renew.length,
-        deferred: plan.deferred.length,
-      });
+      return E.right({ person_deleted: counts.person_end, removed: counts.retention, renewals_requested: counts.renew, deferred: counts.deferred });
+    },
+
+    /** Retention for one person record past its end, before a put reuses its key. */
+    async retire(tenant: string, plugin: string, scope: string, key: string, version: number): Promise<RetentionVerdict> {
+      const holds = (await holdsOf(tenant)) ?? [];
+      const [info] = await candidates(db, tenant, 'r.plugin = $2 AND r.scope = $3 AND r.key = $4', [plugin, scope, key]);
+      const held = isHeld(holds, info ?? { plugin, scope, key, data_subjects: [], tree_jobs: [] });
+      const { rows } = await db.query<{ settings: { retention_days: number } }>('SELECT settings FROM rm_tenants WHERE id = $1', [tenant]);
+      const decided = await deps.records.retain({ tenant, plugin, scope, retention_days: rows[0]?.settings.retention_days ?? 0, now: clock.now(), candidates: [{ key, version, held }] });
+      const verdict = decided.verdicts.get(key) ?? 'none';
+      if (verdict === 'person_end') await keystore.shredRecord(tenant, plugin, scope, key);
+      if (decided.position !== null) await deps.settle(decided.position);
+      return verdict;
     },
 
     async placeHold(tenant: string, selector: Selector, reason: string) {

@@ -6,10 +6,13 @@ import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.t
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import { decidePut } from '../domain/records/decide.ts';
-import { MEMORY_TAINT, agentMayUse } from '../domain/records/visibility.ts';
-import { recordsStream, requestKey, scopeKind } from '../domain/records/rules.ts';
-import { evolveScope, initialScopeState, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
-import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import { MEMORY_TAINT } from '../domain/records/visibility.ts';
+import { recordsStream, requestKey } from '../domain/records/rules.ts';
+import { personRecordGone } from '../domain/records/reads.ts';
+import { evolveScope, initialScopeState, newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
+import { checkScope } from '../domain/records/write-rules.ts';
+import { decideRetention, retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
 import { backoff, streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 
@@ -48,7 +51,10 @@ const CACHED_STREAMS = 512;
  * caught up from their last revision; one put per stream runs at a time in this process, and
  * the expected revision settles races with other processes.
  */
-export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock }) => {
+/** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
+export type RetireEnded = (tenant: string, plugin: string, scope: string, key: string, version: number) => Promise<RetentionVerdict>;
+
+export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock; retire?: RetireEnded }) => {
   const { store, db, sealer, clock } = deps;
   const cache = new Map<string, Cached>();
   const exclusive = streamLocks();
@@ -79,8 +85,8 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
   };
 
   const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
-    // Check 4: the plugin declared the scope's kind; an agent scope belongs to its agent.
-    if (!ctx.plugin_scopes.includes(scopeKind(req.scope)) || !agentMayUse(ctx, req.scope)) return E.left(refusal('scope'));
+    const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
+    if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
     const { rows: prior } = await db.query<{ scope: string; key: string; version: number }>(
@@ -90,6 +96,15 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     if (prior[0]) return E.right({ ...prior[0], position: null });
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
+    // A person record past its end is deleted for every reader: a put on its key starts a new
+    // record, so the old one is removed and its keys shredded first (before this body is sealed
+    // under them). A hold keeps it, and the decider then refuses the put (`held`).
+    const ended = await exclusive(stream, async () => {
+      const v = newest((await load(stream)).state.records.get(req.record_key));
+      return v && personRecordGone(v, clock.now()) ? v.version : null;
+    });
+    if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+
     const version = req.expect + 1;
     const sealContext = { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject };
     const bodyText = JSON.stringify(req.body);
@@ -155,7 +170,40 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     });
   };
 
-  return { put };
+  /**
+   * Retention for one scope, through the same path as a put: decided against the scope's
+   * current state and appended with the revision it was decided on, so a put that moved a
+   * record's end in between makes it decide again instead of being undone.
+   */
+  const retain = async (c: RetainScope): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
+    const stream = recordsStream(c.tenant, c.plugin, c.scope);
+    return exclusive(stream, async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const entry = await load(stream);
+        const verdicts = retentionVerdicts(c, entry.state);
+        const decision = decideRetention(c, entry.state);
+        if (E.isLeft(decision)) throw new Error(`records stream ${stream}: retention refused ${decision.left.error}`);
+        const events = decision.right;
+        if (events.length === 0) return { verdicts, position: null };
+        const stored = events.map((e) => ({
+          event_id: randomUUID(),
+          ...eventRegistry.encode(e as Exclude<ScopeEvent, { type: 'RecordVersionWritten' }>),
+          metadata: { tenant: c.tenant, causation_id: null, correlation_id: null },
+        }));
+        const appended = await store.append(stream, stored, entry.revision);
+        if (E.isLeft(appended)) {
+          await backoff(attempt);
+          continue;
+        }
+        for (const e of events) entry.state = evolveScope(entry.state, e);
+        entry.revision = appended.right.nextExpectedRevision;
+        return { verdicts, position: appended.right.position };
+      }
+      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+    });
+  };
+
+  return { put, retain };
 };
 
 export type RecordCommands = ReturnType<typeof recordCommands>;

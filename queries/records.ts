@@ -1,8 +1,10 @@
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import type { Sealed } from '../domain/records/events.ts';
-import { DEFAULT_LIST_LIMIT, scopeKind } from '../domain/records/rules.ts';
-import { MEMORY_TAINT, agentMayUse, crossesWall, mayRead, mayWrite } from '../domain/records/visibility.ts';
+import { DEFAULT_LIST_LIMIT } from '../domain/records/rules.ts';
+import { mayShowVersion } from '../domain/records/reads.ts';
+import { MEMORY_TAINT, agentMayUse, crossesWall, mayRead } from '../domain/records/visibility.ts';
+import { nextPutRefusal, type WritableRecord } from '../domain/records/write-rules.ts';
 import type { CallContext } from './call-context.ts';
 
 /** One record version as the records API shows it (SPEC §4 "What a returned record shows"). */
@@ -41,6 +43,9 @@ interface VersionRow {
   writer_plugin: string;
   writer_tainted: boolean;
   data_subject: string | null;
+  /** The record's newest version's purpose and kind: what a put of its next version is checked against. */
+  record_purpose: string;
+  record_subject_kind: 'work' | 'person';
 }
 
 /** What a read showed: the versions to audit and the labels to join into the job. */
@@ -69,8 +74,6 @@ export interface ListOptions {
 const COLUMNS = `v.plugin, v.scope, v.key, v.version, v.body, v.kind, v.state, v.supersedes, v.ends_at::float8 AS ends_at,
   v.subject_kind, v.closed, v.purpose, v.labels, v.created_ms::float8 AS created_ms, v.writer_plugin, v.writer_tainted, v.data_subject`;
 
-const isLive = (v: Pick<VersionRow, 'state' | 'closed' | 'ends_at'>, now: number) => v.state !== 'deleted' && !v.closed && v.ends_at > now;
-
 /** The SQL twin of `mayRead`: purposes and agent scopes, so hidden records are never counted as withheld. */
 const visibilitySql = (ctx: CallContext, params: unknown[], alias = 'r') => {
   params.push(`agent:${ctx.agent}`);
@@ -98,12 +101,15 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
   const view = async (ctx: CallContext, row: VersionRow): Promise<RecordView | null> => {
     const text = await sealer.open({ tenant: ctx.tenant, plugin: row.plugin, scope: row.scope, key: row.key, version: row.version, data_subject: row.data_subject }, 'body', row.body);
     if (text === null) return null;
-    const declared = ctx.plugin_scopes.includes(scopeKind(row.scope));
+    const record: WritableRecord = { scope: row.scope, purpose: row.record_purpose, subject_kind: row.record_subject_kind };
     return {
       scope: row.scope, key: row.key, version: row.version, body: JSON.parse(text), kind: row.kind, state: row.state,
       supersedes: row.supersedes, ends_at: row.ends_at, subject_kind: row.subject_kind, purpose: row.purpose, closed: row.closed,
       labels: row.labels, created_ms: row.created_ms,
-      writable: mayWrite(ctx, row, declared) && ctx.expires_ms > now(),
+      // The same rules the put decider applies (checks 4, 7, 8, 9), and the job not fenced.
+      writable:
+        nextPutRefusal(ctx.settings, ctx.plugin_scopes, { agent: ctx.agent, plugin: ctx.agent_plugin, purpose: ctx.purpose, data_subject: ctx.data_subject }, record) === null &&
+        ctx.status === 'running' && ctx.expires_ms > now(),
     };
   };
 
@@ -141,32 +147,40 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
 
   const readable = (ctx: CallContext, row: VersionRow) => mayRead(ctx, row, ctx.settings) && agentMayUse(ctx, row.scope);
 
+  /** Every version of a record, newest first, each knowing the newest version's purpose and kind. */
   const versionsOf = async (ctx: CallContext, scope: string, key: string) =>
     (
       await db.query<VersionRow>(
-        `SELECT ${COLUMNS} FROM rm_record_versions v WHERE v.tenant = $1 AND v.plugin = $2 AND v.scope = $3 AND v.key = $4 ORDER BY v.version DESC`,
+        `SELECT ${COLUMNS}, first_value(v.purpose) OVER w AS record_purpose, first_value(v.subject_kind) OVER w AS record_subject_kind
+         FROM rm_record_versions v WHERE v.tenant = $1 AND v.plugin = $2 AND v.scope = $3 AND v.key = $4
+         WINDOW w AS (ORDER BY v.version DESC) ORDER BY v.version DESC`,
         [ctx.tenant, ctx.plugin, scope, key],
       )
     ).rows;
 
+  /** The versions of a record this read may show (SPEC §4 start-up reads, §7 person ends), newest first. */
+  const showable = async (ctx: CallContext, scope: string, key: string) => {
+    const rows = await versionsOf(ctx, scope, key);
+    const newest = rows[0];
+    if (!newest || !readable(ctx, newest)) return [];
+    const t = now();
+    return rows.filter((r) => mayShowVersion(r, newest, ctx.startup, t));
+  };
+
+  const nothing = (): Shown => ({ records: [], labels: [], withheld: 0 });
+
   return {
     async get(ctx: CallContext, scope: string, key: string, version: number) {
-      const rows = await versionsOf(ctx, scope, key);
-      const newest = rows[0];
-      const none = { answer: {}, shown: { records: [], labels: [], withheld: 0 } as Shown };
-      if (!newest || !readable(ctx, newest)) return none;
-      if (ctx.startup && !isLive(newest, now())) return none;
-      const row = version === 0 ? newest : rows.find((r) => r.version === version);
-      if (!row) return none;
+      const rows = await showable(ctx, scope, key);
+      const row = version === 0 ? rows[0] : rows.find((r) => r.version === version);
+      if (!row) return { answer: {}, shown: nothing() };
       const { views, shown } = await admit(ctx, [row]);
       return { answer: views[0] ? { record: views[0] } : {}, shown };
     },
 
     async history(ctx: CallContext, scope: string, key: string) {
-      const rows = await versionsOf(ctx, scope, key);
-      const newest = rows[0];
-      if (!newest || !readable(ctx, newest) || (ctx.startup && !isLive(newest, now())))
-        return { answer: { records: [] }, shown: { records: [], labels: [], withheld: 0 } as Shown };
+      const rows = await showable(ctx, scope, key);
+      if (rows.length === 0) return { answer: { records: [] }, shown: nothing() };
       const { views, shown } = await admit(ctx, rows);
       return { answer: { records: views }, shown };
     },
@@ -187,6 +201,8 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
       const ended = o.ended === true && !ctx.startup;
       if (!deleted) where.push(`r.state <> 'deleted'`);
       if (!ended || o.newest_in) add((p) => `NOT r.closed AND r.ends_at > ${p}`, t);
+      // The SQL twin of `personRecordGone`: a person record is deleted at its end, `ended` or not.
+      add((p) => `NOT (r.subject_kind = 'person' AND r.ends_at <= ${p})`, t);
       if (o.prefix !== undefined) add((p) => `starts_with(r.key, ${p})`, o.prefix);
       if (o.since !== undefined) add((p) => `r.created_ms >= ${p}`, o.since);
       if (o.after !== undefined) add((p) => `r.key > ${p}`, o.after);
@@ -198,6 +214,11 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
       if (o.newest_in && o.states) {
         params.push(o.states);
         versionFilter = `v.state = ANY($${params.length}::text[])`;
+        // The SQL twin of `mayShowVersion` for start-up tickets: only a live version may be picked.
+        if (ctx.startup) {
+          params.push(t);
+          versionFilter += ` AND v.state <> 'deleted' AND NOT v.closed AND v.ends_at > $${params.length}`;
+        }
       }
       if (o.kinds) add((p) => `v.kind = ANY(${p}::text[])`, o.kinds);
 
@@ -214,7 +235,7 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
       // Enough rows that walls rarely cut a page short; withheld rows still move the cursor.
       const batch = Math.max(limit + 1, 2 * limit + 100);
       const orderBy = sortKey.map((k) => `${k} ${dir}`).join(', ');
-      const sql = `SELECT ${COLUMNS} FROM rm_records r
+      const sql = `SELECT ${COLUMNS}, r.purpose AS record_purpose, r.subject_kind AS record_subject_kind FROM rm_records r
         JOIN LATERAL (SELECT * FROM rm_record_versions v WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key AND ${versionFilter}
                       ORDER BY v.version DESC LIMIT 1) v ON true
         WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${batch}`;

@@ -21,6 +21,7 @@ const STATUS: Readonly<Record<string, number>> = {
   stale: 409,
   duplicate: 409,
   full: 409,
+  held: 409,
   too_large: 413,
   unsupported_media_type: 415,
   requests: 429,

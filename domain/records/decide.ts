@@ -3,6 +3,8 @@ import { refusal, type Refusal } from '../shared/refusal.ts';
 import type { TenantSettings } from '../tenants/settings.ts';
 import type { Sealed } from './events.ts';
 import { DAY_MS, MAX_LIVE_PER_SCOPE } from './rules.ts';
+import { personRecordGone } from './reads.ts';
+import { checkClosed, checkPeople, checkPurpose, isPersonWrite } from './write-rules.ts';
 import { countsUnderCaps, isLive, newest, type OpenedRecordEvent, type ScopeState } from './state.ts';
 
 export interface Writer {
@@ -18,7 +20,7 @@ export interface Writer {
   readonly tainted: boolean;
 }
 
-/** A put that passed checks 1–4 (ticket, request count, shape, scope), with its body sealed. */
+/** A put that passed checks 1–4 (ticket, request count, shape, scope: `checkScope`), with its body sealed. */
 export interface PutRecord {
   readonly tenant: string;
   /** The records namespace: the plugin whose function the call runs (not always the writer agent's). */
@@ -40,24 +42,6 @@ export interface PutRecord {
   readonly dedupe_digest: string | null;
   readonly now: number;
 }
-
-const personMemoryOn = (settings: TenantSettings, w: Writer) =>
-  settings.person_memory.some((p) => p.purpose === w.purpose && (p.agent === w.agent || p.agent === `${w.plugin}/${w.agent}`));
-
-/** Check 9: a person write needs memory about people on for {agent, purpose} and an allowed scope. */
-const checkPeople = (c: PutRecord): Refusal | null => {
-  const w = c.writer;
-  if (!personMemoryOn(c.settings, w))
-    return refusal('person_off', {
-      reason: `memory about people is off for agent "${w.agent}" and purpose "${w.purpose}": the tenant must add {"agent": "${w.agent}", "purpose": "${w.purpose}"} to its person_memory setting`,
-    });
-  const own = `agent:${w.agent}`;
-  if (c.scope !== own && !c.settings.person_shared_scopes.includes(c.scope))
-    return refusal('person_scope', {
-      reason: `records about people go in the agent's own scope (${own}); to keep them in ${c.scope} the tenant must add "${c.scope}" to its person_shared_scopes setting`,
-    });
-  return null;
-};
 
 /** Check 10: the end this version gets, or the refusal. */
 const decideEnd = (c: PutRecord, currentEnd: number | undefined): E.Either<Refusal, number> => {
@@ -130,14 +114,15 @@ export const decidePut = (c: PutRecord, s: ScopeState): E.Either<Refusal, readon
   const record = s.records.get(c.key);
   const current = newest(record);
   const currentVersion = current?.version ?? 0;
+  // Deleted at its end for every reader, a person record still here is kept by a legal hold:
+  // writing its key would bring its versions back, and `stale` would tell that it exists.
+  if (current && personRecordGone(current, c.now))
+    return E.left(refusal('held', { reason: 'a record about a person that ended under this key is kept under a legal hold; the key can be written again once the hold is released' }));
   if (c.expect !== currentVersion) return E.left(refusal('stale', { current: currentVersion }));
-  if (current && current.purpose !== c.writer.purpose) return E.left(refusal('purpose'));
-  if (!current && c.closed) return E.left(refusal('closed'));
-  const person = c.writer.data_subject !== null || c.subject_kind === 'person' || (record?.everPerson ?? false);
-  if (person) {
-    const refused = checkPeople(c);
-    if (refused) return E.left(refused);
-  }
+  const person = isPersonWrite(c.writer, c.subject_kind, record?.everPerson ?? false);
+  const refused =
+    checkPurpose(current?.purpose, c.writer) ?? checkClosed(current !== undefined, c.closed) ?? (person ? checkPeople(c.settings, c.writer, c.scope) : null);
+  if (refused) return E.left(refused);
   const end = decideEnd(c, current?.ends_at);
   if (E.isLeft(end)) return end;
   const duplicate = findDuplicate(s, c);

@@ -1,4 +1,5 @@
 import type { RecordVersionWrittenData } from './events.ts';
+import { liveAt } from './reads.ts';
 import type { EventOf } from '../events/schema.ts';
 import type { RecordRemoved, RenewalRequested } from '../retention/events.ts';
 
@@ -23,6 +24,8 @@ export interface RecordMeta {
   readonly key: string;
   readonly versions: VersionMeta[];
   everPerson: boolean;
+  /** The version whose owner was last asked to renew it (SPEC §7: once per version). */
+  renewalAskedFor: number | null;
 }
 
 /**
@@ -42,11 +45,15 @@ export interface ScopeState {
 export const initialScopeState = (): ScopeState => ({ records: new Map(), requests: new Map(), counted: 0, bytes: 0 });
 
 export const countsUnderCaps = (v: VersionMeta | undefined) => v !== undefined && v.state !== 'deleted';
-export const isLive = (v: VersionMeta | undefined, now: number) => v !== undefined && v.state !== 'deleted' && !v.closed && v.ends_at > now;
+export const isLive = (v: VersionMeta | undefined, now: number) => v !== undefined && liveAt(v, now);
 export const newest = (r: RecordMeta | undefined) => r?.versions.at(-1);
 
 export const evolveScope = (s: ScopeState, event: ScopeEvent): ScopeState => {
-  if (event.type === 'RenewalRequested') return s;
+  if (event.type === 'RenewalRequested') {
+    const asked = s.records.get(event.data.key);
+    if (asked) asked.renewalAskedFor = event.data.version;
+    return s;
+  }
   if (event.type === 'RecordRemoved') {
     // Gone from every model: it counts no more, its digest is free, its key may start again.
     const gone = newest(s.records.get(event.data.key));
@@ -58,7 +65,7 @@ export const evolveScope = (s: ScopeState, event: ScopeEvent): ScopeState => {
     return s;
   }
   const d = event.data;
-  const record = s.records.get(d.key) ?? { key: d.key, versions: [], everPerson: false };
+  const record = s.records.get(d.key) ?? { key: d.key, versions: [], everPerson: false, renewalAskedFor: null };
   const before = newest(record);
   if (countsUnderCaps(before)) {
     s.counted -= 1;

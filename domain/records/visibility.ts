@@ -28,10 +28,6 @@ export const mayRead = (reader: Reader, record: Visible, settings: TenantSetting
   return (settings.compatible_purposes[reader.purpose] ?? []).includes(record.purpose);
 };
 
-/** Whether the reading job may write the record's next version (check 7's purpose rule and check 4's scope rule). */
-export const mayWrite = (reader: Reader, record: Visible, scopeDeclared: boolean) =>
-  scopeDeclared && agentMayUse(reader, record.scope) && record.purpose === reader.purpose;
-
 /** True when some wall of the tenant has one side in `held` and the other in `incoming`. */
 export const crossesWall = (walls: TenantSettings['label_walls'], held: ReadonlySet<string>, incoming: readonly string[]) =>
   walls.some(([a, b]) => (held.has(a) && incoming.includes(b)) || (held.has(b) && incoming.includes(a)));

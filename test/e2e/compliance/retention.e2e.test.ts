@@ -90,9 +90,13 @@ describe('legal holds', () => {
     await advance(2);
     expect(await run(t)).toMatchObject({ person_deleted: 0, deferred: 1 });
     const c2 = await caller(svc, t, { purpose: 'routine:keep', job: c.job, start: { timeout_ms: 300 * DAY } });
-    expect((await c2.rec({ op: 'get', scope: 'agent:scribe', record_key: 'held' })).body.record).toBeDefined();
+    // Past its end a person record is deleted for every read (SPEC §7, issue 12 item 9); the
+    // hold keeps it from removal: its events and keys stay until the hold is released.
+    expect((await c2.rec({ op: 'get', scope: 'agent:scribe', record_key: 'held' })).body.record).toBeUndefined();
+    expect(await keysHeld(t, 'held')).toBe(1);
     expect((await svc.admin('DELETE', `/v1/tenants/${t}/holds/${hold.body.hold.id}`)).status).toBe(200);
     expect(await run(t)).toMatchObject({ person_deleted: 1, deferred: 0 });
+    expect(await keysHeld(t, 'held')).toBe(0);
   });
 
   it('refuses an empty selector and an unknown hold', async () => {
