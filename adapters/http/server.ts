@@ -9,6 +9,7 @@ import { MAX_ADMIN_BODY_BYTES } from './body-limits.ts';
 import { hygieneRefusal } from './hygiene.ts';
 import { parseJsonBody, refusalError } from './json-body.ts';
 import { checkRequestTarget } from './request-target.ts';
+import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
@@ -33,6 +34,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     bodyLimit: MAX_ADMIN_BODY_BYTES,
     // A request without Host is refused as JSON by checkRequestTarget, not by node's empty 400.
     http: { requireHostHeader: false },
+    clientErrorHandler: answerClientError,
     ...(logger ? {} : { logger: false }),
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
