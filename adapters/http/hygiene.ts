@@ -58,7 +58,7 @@ const pathOf = (parent: string, key: string | number): string =>
  * parses to Infinity, which would be stored as null), or nesting deeper than `MAX_DEPTH`. The
  * field is a path from `root` (`body.notes[2].text`, `query.kind`, `params.t`).
  */
-export const hygieneRefusal = (value: unknown, root: string): Refusal | null => {
+export const hygieneRefusal = (value: unknown, root: string, maxDepth = MAX_DEPTH): Refusal | null => {
   const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: root, depth: 0 }];
   while (stack.length > 0) {
     const { v, path, depth } = stack.pop()!;
@@ -69,7 +69,7 @@ export const hygieneRefusal = (value: unknown, root: string): Refusal | null => 
     }
     if (typeof v === 'number' && !Number.isFinite(v)) return invalid(path || 'body', 'a number too large to store');
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= MAX_DEPTH) return invalid(path || 'body', `nested deeper than ${MAX_DEPTH}`);
+    if (depth >= maxDepth) return invalid(path || 'body', `nested deeper than ${maxDepth}`);
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: pathOf(path, i), depth: depth + 1 });
       continue;
@@ -81,6 +81,32 @@ export const hygieneRefusal = (value: unknown, root: string): Refusal | null => 
       if (RESERVED_KEYS.has(key)) return invalid(keyPath, `the key "${key}" is reserved; rename it`);
       stack.push({ v: (v as Record<string, unknown>)[key], path: keyPath, depth: depth + 1 });
     }
+  }
+  return null;
+};
+
+/**
+ * An export loaded back goes through the same hygiene, line by line, so an import cannot
+ * store what the records API refuses. A record body sits a few levels down in its line, so
+ * the line may be that much deeper. A line that is not JSON is left to the import to refuse.
+ */
+export const importRefusal = (text: string): Refusal | null => {
+  const maxDepth = MAX_DEPTH + 8;
+  let line = 0;
+  for (let start = 0; start < text.length; line++) {
+    const end = text.indexOf('\n', start);
+    const l = text.slice(start, end < 0 ? text.length : end);
+    start = end < 0 ? text.length : end + 1;
+    if (l.length === 0) continue;
+    if (depthExceeds(l, maxDepth)) return invalid(`line ${line + 1}`, `nested deeper than ${maxDepth}`);
+    let value: unknown;
+    try {
+      value = JSON.parse(l);
+    } catch {
+      continue;
+    }
+    const bad = hygieneRefusal(value, `line ${line + 1}`, maxDepth);
+    if (bad) return bad;
   }
   return null;
 };

@@ -14,6 +14,7 @@ import { exportTenant } from '../../../queries/export.ts';
 import { answer } from '../reply.ts';
 import { ADMIN } from '../route-auth.ts';
 import { MAX_IMPORT_BYTES } from '../body-limits.ts';
+import { importRefusal } from '../hygiene.ts';
 import { statusOf } from '../status.ts';
 import { ErasureBody, ExportQuery, HoldBody, HoldParams, RenewalsQuery, TenantParams } from '../schemas.ts';
 
@@ -79,6 +80,8 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       schema: { params: TenantParams, security, tags: ['compliance'], summary: 'load an export (application/x-ndjson) into an empty tenant' },
     }, async (req, reply) => {
       if (typeof req.body !== 'string') return reply.code(415).send(refusal('unsupported_media_type', { reason: 'send the export as application/x-ndjson' }));
+      const bad = importRefusal(req.body);
+      if (bad) return reply.code(400).send(bad);
       return answer(reply, deps.runner, await importTenant(deps, req.params.t, req.body), ({ records, versions }) => ({ records, versions }));
     });
   });

@@ -188,6 +188,15 @@ describe('input hygiene at the edge', () => {
     expect(r.json).toMatchObject({ error: 'invalid', field });
   });
 
+  it('an import cannot store what the records API refuses: a lone surrogate in a line is 400 naming the line', async () => {
+    expect((await svc.admin('POST', '/v1/tenants', { id: 'empty' })).status).toBe(201);
+    const text = '{"record":{"body":{"x":"\\ud800"}}}\n{"manifest":{"sha256":"0"}}\n';
+    const res = await unchanged(() =>
+      fetch(`${svc.url}/v1/tenants/empty/import`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/x-ndjson' }, body: text }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid', field: 'line 1.record.body.x' });
+  });
+
   it('after a refused lone-surrogate put, the tenant still exports', async () => {
     await c.rec({ op: 'put', scope: 'tenant', record_key: 'fine', expect: 0, body: { ok: 'é😀' } });
     expect((await post(c.ticket, '{"op":"put","scope":"tenant","record_key":"bad","expect":0,"body":{"x":"\\ud800"}}')).status).toBe(400);
