@@ -69,7 +69,13 @@ const mutate = (value: Record<string, unknown>): Record<string, unknown> => {
   const stack: unknown[] = [copy];
   while (stack.length) {
     const v = stack.pop();
-    if (v && typeof v === 'object') for (const c of Object.values(v)) if (c && typeof c === 'object') (holders.push(c as Record<string, unknown>), stack.push(c));
+    if (!v || typeof v !== 'object') continue;
+    for (const c of Object.values(v)) {
+      if (c && typeof c === 'object') {
+        holders.push(c as Record<string, unknown>);
+        stack.push(c);
+      }
+    }
   }
   const at = pick(holders);
   const keys = Object.keys(at);
