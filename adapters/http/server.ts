@@ -70,7 +70,8 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   app.setErrorHandler((error, req, reply) => {
     const { status, body } = refusalOfError(error as FastifyError);
     if (status >= 500) req.log.error({ err: error }, 'request failed');
-    if (status === 413) closeIfBodyPending(req, reply);
+    // Refused before its body was read (too large, or a type we do not parse): do not read it.
+    if (status === 413 || status === 415) closeIfBodyPending(req, reply);
     // The records API names the job's purpose in every answer, its 413 and 415 included.
     if (req.routeOptions.config?.auth === 'ticket') return reply.code(status).send({ ...body, job_purpose: admissionOf(req)?.purpose ?? '' });
     return reply.code(status).send(body);
