@@ -99,6 +99,17 @@ describe('records API: the ticket is checked before anything else (SPEC §4)', (
     }
   });
 
+  it('with a live ticket, a 64 MiB upload is answered 413 or 415 with job_purpose without the server reading it', async () => {
+    const c = await caller(svc, 'acme');
+    const declared = 64 * MiB;
+    for (const [type, status] of [['application/x-ndjson', 415], ['application/json', 413]] as const) {
+      const { answer, written } = await hostileUpload(svc.url, '/v1/records', [host(), `Content-Type: ${type}`, `Authorization: Bearer ${c.ticket}`], declared);
+      expect(answer.status).toBe(status);
+      expect(answer.json).toMatchObject({ job_purpose: PURPOSE });
+      expect(written).toBeLessThan(declared);
+    }
+  });
+
   it('an import without the admin key is answered 401 without reading its upload', async () => {
     const declared = 64 * MiB;
     const { answer, written } = await hostileUpload(svc.url, '/v1/tenants/acme/import', [host(), 'Content-Type: application/x-ndjson'], declared);
