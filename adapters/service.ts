@@ -19,7 +19,7 @@ import { allProjections } from '../projections/all.ts';
 import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
-import { buildServer } from './http/server.ts';
+import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
@@ -55,7 +55,20 @@ export interface Service {
   readonly runner: ProjectionRunner;
   readonly clock: Clock;
   readonly relay: Relay | null;
+  /** The HTTP server, with every registered route and the credential it declared. */
+  readonly http: CustodianServer;
   close(): Promise<void>;
+}
+
+/**
+ * The address a tool on this machine reaches the server at: a wildcard bind (`0.0.0.0`,
+ * `::`) is not an address to connect to, so it becomes the IPv4 loopback (a `::` bind takes
+ * IPv4 too); any other bound address is used as is, bracketed when IPv6.
+ */
+export const reachableUrl = (address: AddressInfo): string => {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::' || address.address === '::ffff:0.0.0.0' || address.address === '';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 /** The composition root: wires adapters to ports and starts the projections and the server. */
@@ -125,7 +138,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   );
   await app.listen({ host: o.host ?? '127.0.0.1', port: o.port ?? 41873 });
   const address = app.server.address() as AddressInfo;
-  url = `http://${address.address}:${address.port}`;
+  url = reachableUrl(address);
   return {
     url,
     pool,
@@ -133,6 +146,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     runner,
     clock,
     relay,
+    http: app,
     async close() {
       if (retentionTimer) clearInterval(retentionTimer);
       await app.close();

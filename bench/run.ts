@@ -6,11 +6,12 @@ import { createPool } from '../adapters/postgres/pool.ts';
 import { benchEventStore } from './eventstore.ts';
 import { benchRecords } from './records.ts';
 import { benchKafka } from './kafka.ts';
+import { benchHostileUploads } from './hostile-uploads.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-// BENCH_ONLY=eventstore,records,kafka picks sections (default: all).
-const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka').split(',');
+// BENCH_ONLY=eventstore,records,kafka,uploads picks sections (default: all).
+const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka,uploads').split(',');
 const dir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(tmpdir(), 'custodian-bench-'));
 const server = dir ? await startEmbeddedPostgres({ dataDir: dir, database: 'bench', persistent: false }) : null;
 const url = process.env.DATABASE_URL ?? server!.url;
@@ -25,6 +26,13 @@ try {
     const apiUrl = new URL(url);
     apiUrl.pathname = '/bench_api';
     await benchRecords(pool, apiUrl.toString(), Number(process.env.BENCH_API_OPS ?? 2000));
+  }
+  if (only.includes('uploads')) {
+    await pool.query('DROP DATABASE IF EXISTS bench_uploads');
+    await pool.query('CREATE DATABASE bench_uploads');
+    const uploadsUrl = new URL(url);
+    uploadsUrl.pathname = '/bench_uploads';
+    await benchHostileUploads(uploadsUrl.toString());
   }
   if (only.includes('kafka')) await benchKafka(pool, url, Number(process.env.BENCH_KAFKA_PUTS ?? 3000));
 } catch (error) {

@@ -24,7 +24,8 @@ const reasonOf = (item: ValidationItem): string =>
  * Turns whatever fastify or the schema layer threw into a refusal body. Anything we did
  * not foresee is still answered as JSON; only a true server fault becomes a 500.
  */
-export const refusalOfError = (error: FastifyError): { status: number; body: Refusal } => {
+export const refusalOfError = (error: FastifyError & { refusal?: Refusal }): { status: number; body: Refusal } => {
+  if (error.refusal) return { status: error.statusCode ?? 400, body: error.refusal };
   if (hasZodFastifySchemaValidationErrors(error)) {
     const first = (error.validation[0] ?? {}) as ValidationItem;
     return { status: 400, body: { error: 'invalid', field: fieldOf(error.validationContext, first), reason: reasonOf(first) } };
@@ -33,10 +34,11 @@ export const refusalOfError = (error: FastifyError): { status: number; body: Ref
     case 'FST_ERR_CTP_INVALID_JSON':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, body: { error: 'invalid', field: 'body', reason: 'body is not valid JSON' } };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, body: { error: 'invalid', field: 'body', reason: 'body size did not match Content-Length' } };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: { error: 'too_large', field: 'body', reason: 'body is too large' } };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 415, body: { error: 'unsupported_media_type', reason: 'send application/json' } };
     default:
       break;

@@ -3,42 +3,52 @@ import fastifySwagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
-import { adminKeyMatches } from './auth.ts';
+import { authorise, closeIfBodyPending, type AuthKind } from './route-auth.ts';
+import { admissionOf } from './admitted.ts';
+import { MAX_ADMIN_BODY_BYTES } from './body-limits.ts';
+import { hygieneRefusal } from './hygiene.ts';
+import { parseJsonBody, refusalError } from './json-body.ts';
+import { checkRequestTarget } from './request-target.ts';
+import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
-import { MALFORMED_JSON, recordsRoutes } from './routes/records.ts';
+import { recordsRoutes } from './routes/records.ts';
 import { systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
-/** Paths under /v1 that do not take the admin key (the records API takes a ticket). */
-const PUBLIC_V1 = new Set(['/v1/records', '/v1/audit-key']);
+/** One registered route and the credential it declared (undefined: refused to everyone). */
+export interface RouteInfo {
+  readonly method: string;
+  readonly url: string;
+  readonly auth: AuthKind | undefined;
+}
 
-export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<FastifyInstance> => {
-  const app = Fastify({ loggerInstance: logger, bodyLimit: 1 << 20, ...(logger ? {} : { logger: false }) }) as unknown as FastifyInstance;
+export type CustodianServer = FastifyInstance & { readonly routeTable: readonly RouteInfo[] };
+
+export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<CustodianServer> => {
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: MAX_ADMIN_BODY_BYTES,
+    // A request without Host is refused as JSON by checkRequestTarget, not by node's empty 400.
+    http: { requireHostHeader: false },
+    clientErrorHandler: answerClientError,
+    ...(logger ? {} : { logger: false }),
+  }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  // JSON only: our own parser, so an empty body is "no body" (for calls that take none), bad
-  // JSON a 400 with our error shape, and any other media type a 415.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      // The records API checks its ticket before the shape, so bad JSON waits its turn there.
-      if (_req.url.split('?')[0] === '/v1/records') return done(null, MALFORMED_JSON);
-      const error = Object.assign(new Error('body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON' });
-      done(error, undefined);
-    }
+  // Every route, as registered, with the credential it declared: the hostile tests walk it.
+  const routeTable: RouteInfo[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, auth: route.config?.auth });
   });
 
-  // Exports travel as JSON Lines, taken as text and parsed by the import itself.
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: 256 << 20 }, (_req, body, done) => done(null, String(body)));
+  // JSON only (the import route adds JSON Lines for itself): any other media type is a 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -47,16 +57,23 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
     requests.inc({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });
 
-  app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0] ?? '';
-    if (!path.startsWith('/v1/') || PUBLIC_V1.has(path)) return;
-    if (!adminKeyMatches(req.headers.authorization, deps.adminKey))
-      return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key as Authorization: Bearer <key>' });
+  // Order matters: the target's form first, then the matched route's credential, both
+  // before any body is read.
+  app.addHook('onRequest', checkRequestTarget);
+  app.addHook('onRequest', authorise(deps.adminKey));
+  // Query strings and path parameters go through the same hygiene as bodies.
+  app.addHook('preValidation', async (req) => {
+    const bad = hygieneRefusal(req.params, 'params') ?? hygieneRefusal(req.query, 'query');
+    if (bad) throw refusalError(bad);
   });
 
   app.setErrorHandler((error, req, reply) => {
     const { status, body } = refusalOfError(error as FastifyError);
     if (status >= 500) req.log.error({ err: error }, 'request failed');
+    // Refused before its body was read (too large, or a type we do not parse): do not read it.
+    if (status === 413 || status === 415) closeIfBodyPending(req, reply);
+    // The records API names the job's purpose in every answer, its 413 and 415 included.
+    if (req.routeOptions.config?.auth === 'ticket') return reply.code(status).send({ ...body, job_purpose: admissionOf(req)?.purpose ?? '' });
     return reply.code(status).send(body);
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'not_found', what: 'route', method: req.method, path: req.url.split('?')[0] }));
@@ -77,5 +94,5 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Fast
   auditRoutes(app, { audit: deps.audit, db: deps.db });
   systemRoutes(app, deps, metrics);
   await app.ready();
-  return app;
+  return Object.assign(app, { routeTable }) as CustodianServer;
 };

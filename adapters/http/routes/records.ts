@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as E from 'fp-ts/lib/Either.js';
 import type { z } from 'zod';
 import type { RecordCommands } from '../../../commands/records.ts';
@@ -14,8 +14,10 @@ import { RecordsRequest } from '../records-schemas.ts';
 import type { Chain } from '../../../domain/envelopes/block.ts';
 import { reaches } from '../../../domain/envelopes/reaches.ts';
 import { statusOf } from '../status.ts';
-
-export const MALFORMED_JSON = Symbol('malformed JSON');
+import { admissionOf, admit } from '../admitted.ts';
+import { BadBody } from '../json-body.ts';
+import { closeIfBodyPending, TICKET } from '../route-auth.ts';
+import { MAX_RECORDS_REQUEST_BYTES } from '../body-limits.ts';
 
 export interface RecordsDeps {
   readonly db: ReadModelStore;
@@ -57,16 +59,38 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
       ? reply.code(statusOf(result.left)).send({ ...result.left, job_purpose: purpose })
       : reply.code(200).send({ ...result.right, job_purpose: purpose });
 
-  app.post('/v1/records', { schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' } }, async (req, reply) => {
+  /**
+   * Checks 1 and 2 run in `onRequest`, before the body is read: an unknown ticket is
+   * answered without reading an upload, and a body too large (413) or not JSON (415) is
+   * answered after the ticket, with the job's purpose, and counts.
+   */
+  const gate = async (req: FastifyRequest, reply: FastifyReply) => {
     const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const ctx = ticket ? await callContext(deps.db, ticket) : null;
-    if (!ctx) return send(reply, '', E.left(refusal('ticket')));
+    if (!ctx) {
+      closeIfBodyPending(req, reply);
+      return send(reply, '', E.left(refusal('ticket')));
+    }
+    admit(req, { purpose: ctx.purpose });
     if (fenced(deps, ctx)) return send(reply, ctx.purpose, E.left(refusal('revoked')));
 
     const index = await deps.counter.next(ctx.call);
     if (index > MAX_REQUESTS_PER_CALL) return send(reply, ctx.purpose, E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })));
+    admit(req, { purpose: ctx.purpose, admitted: { ctx, index } });
+  };
 
-    if (req.body === MALFORMED_JSON) return send(reply, ctx.purpose, E.left(refusal('invalid', { field: 'body', reason: 'body is not valid JSON' })));
+  app.post('/v1/records', {
+    config: TICKET,
+    bodyLimit: MAX_RECORDS_REQUEST_BYTES,
+    onRequest: gate,
+    schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
+  }, async (req, reply) => {
+    const admission = admissionOf<CallContext>(req)?.admitted;
+    // The gate answers every request it does not admit; this is the deny-by-default backstop.
+    if (!admission) return send(reply, '', E.left(refusal('ticket')));
+    const { ctx, index } = admission;
+
+    if (req.body instanceof BadBody) return send(reply, ctx.purpose, E.left(req.body.refusal));
     const parsed = RecordsRequest.safeParse(req.body);
     if (!parsed.success) return send(reply, ctx.purpose, E.left(invalidOf(parsed.error)));
     const request = parsed.data;

@@ -3,11 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from 'prom-client';
 import type { HttpDeps } from '../deps.ts';
 import { ClockBody } from '../schemas.ts';
+import { ADMIN, PUBLIC } from '../route-auth.ts';
 
 export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Registry) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.get('/healthz', { schema: { tags: ['system'] } }, async (_req, reply) => {
+  r.get('/healthz', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) => {
     try {
       await deps.db.query('SELECT 1');
       return {
@@ -21,14 +22,14 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
     }
   });
 
-  r.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  r.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
 
-  r.get('/metrics', { schema: { tags: ['system'] } }, async (_req, reply) =>
+  r.get('/metrics', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) =>
     reply.header('content-type', metrics.contentType).send(await metrics.metrics()));
 
   if (deps.testClock) {
     const clock = deps.testClock;
-    r.post('/v1/_clock', { schema: { body: ClockBody, security: [{ admin: [] }], tags: ['system'] } }, async (req) => ({
+    r.post('/v1/_clock', { config: ADMIN, schema: { body: ClockBody, security: [{ admin: [] }], tags: ['system'] } }, async (req) => ({
       now_ms: clock.advance(req.body.advance_ms),
     }));
   }

@@ -1,0 +1,112 @@
+import { invalid, type Refusal } from '../../domain/shared/refusal.ts';
+
+/**
+ * One input-hygiene layer for everything that enters through HTTP: bodies, query strings
+ * and path parameters. What it refuses would otherwise reach PostgreSQL (which refuses NUL
+ * in text), the canonical JSON of exports (which refuses lone surrogates), or a schema
+ * validator that recurses (and so overflows on deep input). Every walk here uses an
+ * explicit stack, never recursion, so hostile depth cannot exhaust the call stack.
+ */
+
+/** Deeper than any request shape we take; deep enough for plugin record bodies. */
+export const MAX_DEPTH = 64;
+
+/**
+ * Keys refused everywhere: JSON.parse keeps `__proto__` as an own key, but object spreads
+ * and schema validators rebuild objects by assignment, which turns it into a prototype
+ * change and silently drops it. Refusing the three names keeps a stored body exactly what
+ * was acknowledged.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+// A high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored or re-encoded, or null when it can. */
+export const badText = (s: string): string | null => {
+  if (s.includes('\u0000')) return 'contains U+0000 (NUL)';
+  if (LONE_SURROGATE.test(s)) return 'contains a lone surrogate (not valid Unicode)';
+  return null;
+};
+
+/**
+ * The nesting depth of JSON text, measured on the text before it is parsed: brackets count
+ * only outside strings. Stops counting as soon as `limit` is passed.
+ */
+export const depthExceeds = (text: string, limit = MAX_DEPTH): boolean => {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+};
+
+const pathOf = (parent: string, key: string | number): string =>
+  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+
+/**
+ * Walks a parsed value (explicit stack) and answers the first refusal: a string or key
+ * with NUL or a lone surrogate, a reserved key, a number JSON cannot carry back (`1e999`
+ * parses to Infinity, which would be stored as null), or nesting deeper than `MAX_DEPTH`. The
+ * field is a path from `root` (`body.notes[2].text`, `query.kind`, `params.t`).
+ */
+export const hygieneRefusal = (value: unknown, root: string, maxDepth = MAX_DEPTH): Refusal | null => {
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      const why = badText(v);
+      if (why) return invalid(path || 'body', why);
+      continue;
+    }
+    if (typeof v === 'number' && !Number.isFinite(v)) return invalid(path || 'body', 'a number too large to store');
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= maxDepth) return invalid(path || 'body', `nested deeper than ${maxDepth}`);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: pathOf(path, i), depth: depth + 1 });
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      const keyPath = pathOf(path, key);
+      const why = badText(key);
+      if (why) return invalid(path === '' ? 'body' : path, `a key ${why}`);
+      if (RESERVED_KEYS.has(key)) return invalid(keyPath, `the key "${key}" is reserved; rename it`);
+      stack.push({ v: (v as Record<string, unknown>)[key], path: keyPath, depth: depth + 1 });
+    }
+  }
+  return null;
+};
+
+/**
+ * An export loaded back goes through the same hygiene, line by line, so an import cannot
+ * store what the records API refuses. A record body sits a few levels down in its line, so
+ * the line may be that much deeper. A line that is not JSON is left to the import to refuse.
+ */
+export const importRefusal = (text: string): Refusal | null => {
+  const maxDepth = MAX_DEPTH + 8;
+  let line = 0;
+  for (let start = 0; start < text.length; line++) {
+    const end = text.indexOf('\n', start);
+    const l = text.slice(start, end < 0 ? text.length : end);
+    start = end < 0 ? text.length : end + 1;
+    if (l.length === 0) continue;
+    if (depthExceeds(l, maxDepth)) return invalid(`line ${line + 1}`, `nested deeper than ${maxDepth}`);
+    let value: unknown;
+    try {
+      value = JSON.parse(l);
+    } catch {
+      continue;
+    }
+    const bad = hygieneRefusal(value, `line ${line + 1}`, maxDepth);
+    if (bad) return bad;
+  }
+  return null;
+};
