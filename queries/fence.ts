@@ -47,12 +47,13 @@ interface Folded {
   readonly marks: string | null;
   /** Set when an event failed to decode: deny by default. */
   readonly corrupt: boolean;
-  readonly verified: boolean;
+  /** Whether the chain's MACs hold; null until a request first needs it after the chain moved. */
+  readonly verified: boolean | null;
   /** The verified chain's envelope hash, to hold the read model's copy against. */
   readonly envelope: string | null;
 }
 
-const empty: Folded = { revision: -1, state: initialJobState(), tickets: new Map(), blockRevisions: [], marks: null, corrupt: false, verified: false, envelope: null };
+const empty: Folded = { revision: -1, state: initialJobState(), tickets: new Map(), blockRevisions: [], marks: null, corrupt: false, verified: null, envelope: null };
 
 export interface Fence {
   /**
@@ -72,7 +73,7 @@ export const logFence = (deps: FenceDeps): Fence => {
   const cache = new Map<string, Folded>();
   let verifications = 0;
 
-  const fold = (tenant: string, from: Folded, events: readonly RecordedEvent[]): Folded => {
+  const fold = (from: Folded, events: readonly RecordedEvent[]): Folded => {
     let { state, corrupt, blockRevisions } = from;
     const tickets = new Map(from.tickets);
     for (const r of events) {
@@ -89,36 +90,55 @@ export const logFence = (deps: FenceDeps): Fence => {
     }
     const revision = events.at(-1)?.revision ?? from.revision;
     const chainMoved = !state.exists || !from.state.exists || state.chain !== from.state.chain || from.corrupt !== corrupt;
-    let { verified, envelope } = from;
-    if (chainMoved) {
-      verifications++;
-      verified = !corrupt && state.exists && deps.chainVerifies(tenant, state.chain);
-      envelope = verified && state.exists ? envelopeHash(state.chain) : null;
-    }
-    return { revision, state, tickets, blockRevisions, marks: from.marks, corrupt, verified, envelope };
+    // A moved chain is verified when a request first needs it, not on every read that built it.
+    return { revision, state, tickets, blockRevisions, marks: from.marks, corrupt, ...(chainMoved ? { verified: null, envelope: null } : { verified: from.verified, envelope: from.envelope }) };
+  };
+
+  const verify = (tenant: string, f: Folded): Folded => {
+    if (f.verified !== null) return f;
+    verifications++;
+    const verified = !f.corrupt && f.state.exists && deps.chainVerifies(tenant, f.state.chain);
+    return { ...f, verified, envelope: verified && f.state.exists ? envelopeHash(f.state.chain) : null };
   };
 
   const remember = (stream: string, folded: Folded) => {
     cache.delete(stream);
     cache.set(stream, folded);
     if (cache.size > capacity) cache.delete(cache.keys().next().value!);
+    return folded;
   };
 
-  /** The job stream as the log holds it now: re-read whole when a block changed in place, else only what was appended. */
+  const readFrom = async (stream: string, base: Folded) => fold(base, await deps.store.readStream(stream, base.revision + 1));
+  const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((r, i) => r === b[i]);
+
+  /**
+   * The job stream as the log holds it now. While its blocks' marks hold, only what was
+   * appended is read; when a block changed in place or a new run brought new blocks, the
+   * marks are taken first and the stream read whole after them, so an edit made at any
+   * moment after that read shows in the next request's marks.
+   */
   const current = async (tenant: string, stream: string): Promise<Folded> => {
-    let cached = cache.get(stream);
-    const seen = cached && deps.marks ? await deps.marks(stream, cached.blockRevisions) : null;
-    if (cached && seen && seen.marks !== cached.marks) cached = undefined;
-    if (cached && seen && seen.revision === cached.revision) {
-      remember(stream, cached);
-      return cached;
+    const marks = deps.marks;
+    const cached = cache.get(stream);
+    if (!marks) return remember(stream, verify(tenant, await readFrom(stream, cached ?? empty)));
+    if (cached) {
+      const seen = await marks(stream, cached.blockRevisions);
+      if (seen.marks === cached.marks) {
+        if (seen.revision === cached.revision) return remember(stream, verify(tenant, cached));
+        const grown = await readFrom(stream, cached);
+        if (same(grown.blockRevisions, cached.blockRevisions)) return remember(stream, verify(tenant, grown));
+      }
     }
-    const base = cached ?? empty;
-    let folded = fold(tenant, base, await deps.store.readStream(stream, base.revision + 1));
-    if (deps.marks && folded.blockRevisions !== base.blockRevisions) folded = { ...folded, marks: (await deps.marks(stream, folded.blockRevisions)).marks };
-    else if (seen) folded = { ...folded, marks: seen.marks };
-    remember(stream, folded);
-    return folded;
+    let revisions = cached?.blockRevisions ?? (await readFrom(stream, empty)).blockRevisions;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const seen = await marks(stream, revisions);
+      const whole = await readFrom(stream, empty);
+      if (same(whole.blockRevisions, revisions)) return remember(stream, verify(tenant, { ...whole, marks: seen.marks }));
+      revisions = whole.blockRevisions;
+    }
+    // The blocks keep changing under the reads: refuse this request, decide afresh on the next.
+    cache.delete(stream);
+    return { ...empty, corrupt: true };
   };
 
   return {
