@@ -19,7 +19,6 @@ import { allProjections } from '../projections/all.ts';
 import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
-import { postgresStreamMarks } from './eventstore/postgres-marks.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
@@ -108,7 +107,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
         audit: readAudit(store, clock),
         runner,
         clock,
-        fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now(), ...(o.eventStore ? {} : { marks: postgresStreamMarks(pool) }) }),
+        fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
       },
       revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),

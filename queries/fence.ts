@@ -15,23 +15,10 @@ import type { CallContext } from './call-context.ts';
  * envelope chain's MACs checked under the tenant's key.
  */
 
-/** A stream's revision, and a mark that changes whenever one of the asked-for events is rewritten in place. */
-export interface StreamMarks {
-  readonly revision: number;
-  readonly marks: string;
-}
-
 export interface FenceDeps {
   readonly store: EventStore;
   readonly chainVerifies: (tenant: string, chain: Chain) => boolean;
   readonly now: () => number;
-  /**
-   * For a store whose rows can be edited in place (a SQL table): marks for the given events
-   * of the stream, so a cached chain is verified again the moment one of its blocks changes.
-   * Absent for a store whose written events cannot change (EventStoreDB, memory): there a
-   * stream that has not grown has not changed.
-   */
-  readonly marks?: (stream: string, revisions: readonly number[]) => Promise<StreamMarks>;
   /** Job streams kept folded and verified; the least recently used goes first. */
   readonly capacity?: number;
 }
@@ -118,7 +105,8 @@ export const logFence = (deps: FenceDeps): Fence => {
    * moment after that read shows in the next request's marks.
    */
   const current = async (tenant: string, stream: string): Promise<Folded> => {
-    const marks = deps.marks;
+    // A store whose rows can be edited in place offers marks, so a block edited in place is verified again at once.
+    const marks = deps.store.marks?.bind(deps.store);
     const cached = cache.get(stream);
     if (!marks) return remember(stream, verify(tenant, await readFrom(stream, cached ?? empty)));
     if (cached) {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { StreamMarks } from '../../queries/fence.ts';
+import type { StreamMarks } from '../../domain/ports/event-store.ts';
 import { prepared } from '../postgres/prepared.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketHash } from '../../../domain/shared/hash.ts';
 import { chainVerifies } from '../../../domain/envelopes/block.ts';
-import { postgresStreamMarks } from '../../../adapters/eventstore/postgres-marks.ts';
 import { envelopeMacs } from '../../../adapters/keys/envelope-keys.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import { callContext } from '../../../queries/call-context.ts';
@@ -106,7 +105,7 @@ describe('the fence caches the verified chain by the stream\'s position', () => 
   it('verifies once while the job stream holds still, not again for an append, again for an edit in place', async () => {
     const c = await live('cached');
     const macs = envelopeMacs(svc.masterKey);
-    const fence = logFence({ store: svc.store, chainVerifies: (t, chain) => chainVerifies(chain, macs(t)), now: () => svc.clock.now(), marks: postgresStreamMarks(svc.pool) });
+    const fence = logFence({ store: svc.store, chainVerifies: (t, chain) => chainVerifies(chain, macs(t)), now: () => svc.clock.now() });
     const found = (await callContext(postgresReadModelStore(svc.pool), c.ticket))!;
     for (let i = 0; i < 5; i++) expect(await fence.admit(found, c.ticket)).toMatchObject({ job: 'cached', status: 'running' });
     expect(fence.verifications()).toBe(1);
