@@ -19,6 +19,7 @@ import { allProjections } from '../projections/all.ts';
 import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
+import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
 import { postgresKeystore } from './keys/keystore.ts';
@@ -120,7 +121,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
         audit: readAudit(store, clock),
         runner,
         clock,
-        chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)),
+        fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
       },
       revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),

@@ -7,6 +7,16 @@ import { dataDirOf, openDatabase } from './database.ts';
 import { kafkaSettingsFromEnv } from '../bus/kafka/client.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
 import { stopOnSignal } from './signals.ts';
+import { EmbeddedPostgresUnreachable } from '../embedded-postgres/reachable.ts';
+
+/** A database that cannot start for a reason the user can fix: one line saying what to do, exit code 1. */
+const exitIfUnreachable = (error: unknown): never => {
+  if (error instanceof EmbeddedPostgresUnreachable) {
+    process.stderr.write(`custodian: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+};
 
 export interface StartOptions {
   readonly port?: string;
@@ -28,7 +38,7 @@ export const start = async (opts: StartOptions) => {
   const secretsKey = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : undefined;
 
   const kafka = kafkaSettingsFromEnv();
-  const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line }));
+  const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line })).catch(exitIfUnreachable);
   // ESDB_URL moves the log to EventStoreDB; read models, keys and checkpoints stay in PostgreSQL.
   const eventStore = process.env.ESDB_URL ? await esdbEventStore(process.env.ESDB_URL) : undefined;
   const service = await startService({

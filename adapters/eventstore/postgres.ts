@@ -6,6 +6,7 @@ import { prepared } from '../postgres/prepared.ts';
 import { eventStoreMigrations } from './postgres-schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
+import { postgresStreamMarks } from './postgres-marks.ts';
 
 const CHANNEL = 'custodian_events';
 
@@ -69,6 +70,7 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
 
   const store: EventStore = {
     name: 'postgres',
+    marks: postgresStreamMarks(pool),
     async append(stream, events, expected) {
       if (events.length === 0) {
         const actual = await actualRevision(stream);

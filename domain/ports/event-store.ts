@@ -53,6 +53,12 @@ export interface Subscription {
 
 export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
 
+/** A stream's revision, and a mark that changes whenever one of the asked-for events is rewritten in place. */
+export interface StreamMarks {
+  readonly revision: number;
+  readonly marks: string;
+}
+
 export interface EventStore {
   readonly name: string;
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Either<WrongExpectedRevision, Appended>>;
@@ -64,6 +70,12 @@ export interface EventStore {
   subscribe(after: number, handler: EventHandler): Subscription;
   /** The position of the newest event every reader can see. */
   headPosition(): Promise<number>;
+  /**
+   * Offered by a store whose written events can be edited in place (a SQL table): marks for
+   * the given events of a stream, so a reader caching them sees an edit. A store whose events
+   * never change once written (EventStoreDB, memory) has none: a stream that did not grow did not change.
+   */
+  marks?(stream: string, revisions: readonly number[]): Promise<StreamMarks>;
   /** Runs `listener` whenever new events may have committed (a hint; readers still read). */
   onAppend(listener: () => void): () => void;
   close(): Promise<void>;

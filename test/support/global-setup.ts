@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../adapters/embedded-postgres/start.ts';
+import { EmbeddedPostgresUnreachable } from '../../adapters/embedded-postgres/reachable.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,7 +45,11 @@ export default async function setup(project: TestProject) {
   } catch (error) {
     // A broker started for the run must not outlive a run that could not begin.
     await components();
-    throw error;
+    if (!(error instanceof EmbeddedPostgresUnreachable)) throw error;
+    // Something the user can fix: the one line saying what to do, not a stack.
+    const line = `custodian tests: ${error.message}`;
+    process.stderr.write(`${line}\n`);
+    throw Object.assign(new Error(line), { stack: line });
   }
   return async () => {
     await database?.();

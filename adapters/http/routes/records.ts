@@ -11,8 +11,7 @@ import type { ProjectionRunner } from '../../../projections/runner.ts';
 import { callContext, type CallContext } from '../../../queries/call-context.ts';
 import type { RecordQueries, Shown } from '../../../queries/records.ts';
 import { RecordsRequest } from '../records-schemas.ts';
-import type { Chain } from '../../../domain/envelopes/block.ts';
-import { reaches } from '../../../domain/envelopes/reaches.ts';
+import type { Fence } from '../../../queries/fence.ts';
 import { statusOf } from '../status.ts';
 import { admissionOf, admit } from '../admitted.ts';
 import { BadBody } from '../json-body.ts';
@@ -27,19 +26,16 @@ export interface RecordsDeps {
   readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null>;
   readonly runner: ProjectionRunner;
   readonly clock: Clock;
-  /** Verifies an envelope chain under its tenant's key. */
-  readonly chainVerifies: (tenant: string, chain: Chain) => boolean;
+  /** The fence, decided on the job's stream in the event log (queries/fence.ts). */
+  readonly fence: Fence;
 }
 
 /**
  * The fence (SPEC §6): a stopped job, a job past its expiry, a chain that does not verify,
- * or a chain that a revocation since its epoch reaches, gets nothing.
+ * or a chain that a revocation since its epoch reaches, gets nothing. Decided on the job's
+ * stream in the log; the answer is the call's context as the log has it, or null.
  */
-const fenced = (deps: RecordsDeps, ctx: CallContext) =>
-  ctx.status !== 'running' ||
-  ctx.expires_ms <= deps.clock.now() ||
-  !deps.chainVerifies(ctx.tenant, ctx.chain) ||
-  ctx.revocations.some((r) => reaches(r, ctx.chain));
+const fenced = (deps: RecordsDeps, found: CallContext, ticket: string) => deps.fence.admit(found, ticket);
 
 const invalidOf = (error: z.ZodError): Refusal => {
   const issue = error.issues[0]!;
@@ -66,16 +62,23 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
    */
   const gate = async (req: FastifyRequest, reply: FastifyReply) => {
     const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const ctx = ticket ? await callContext(deps.db, ticket) : null;
-    if (!ctx) {
+    const found = ticket ? await callContext(deps.db, ticket) : null;
+    if (!found || !ticket) {
       closeIfBodyPending(req, reply);
       return send(reply, '', E.left(refusal('ticket')));
     }
-    admit(req, { purpose: ctx.purpose });
-    if (fenced(deps, ctx)) return send(reply, ctx.purpose, E.left(refusal('revoked')));
+    admit(req, { purpose: found.purpose });
+    const ctx = await fenced(deps, found, ticket);
+    if (!ctx) {
+      closeIfBodyPending(req, reply);
+      return send(reply, found.purpose, E.left(refusal('revoked')));
+    }
 
     const index = await deps.counter.next(ctx.call);
-    if (index > MAX_REQUESTS_PER_CALL) return send(reply, ctx.purpose, E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })));
+    if (index > MAX_REQUESTS_PER_CALL) {
+      closeIfBodyPending(req, reply);
+      return send(reply, ctx.purpose, E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })));
+    }
     admit(req, { purpose: ctx.purpose, admitted: { ctx, index } });
   };
 

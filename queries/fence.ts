@@ -1,0 +1,166 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { eventRegistry } from '../domain/events/registry.ts';
+import { envelopeHash, head, type Chain } from '../domain/envelopes/block.ts';
+import { reaches } from '../domain/envelopes/reaches.ts';
+import { evolveJob, initialJobState, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
+import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
+import { ticketHash } from '../domain/shared/hash.ts';
+import { jobStream } from '../domain/shared/names.ts';
+import type { CallContext } from './call-context.ts';
+
+/**
+ * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
+ * who can write SQL edits `rm_jobs` or `rm_calls` as easily as anything, so a read model only
+ * finds the call; whether the call may act is folded from the job's stream, with the
+ * envelope chain's MACs checked under the tenant's key.
+ */
+
+export interface FenceDeps {
+  readonly store: EventStore;
+  readonly chainVerifies: (tenant: string, chain: Chain) => boolean;
+  readonly now: () => number;
+  /** Job streams kept folded and verified; the least recently used goes first. */
+  readonly capacity?: number;
+}
+
+/** A job stream folded up to `revision`, its chain verified once per change. */
+interface Folded {
+  readonly revision: number;
+  readonly state: JobState;
+  /** call → the ticket hash its `CallMinted` recorded. */
+  readonly tickets: ReadonlyMap<string, string>;
+  /** The revisions of the current run's `EnvelopeBlockAppended` events, and their marks when read. */
+  readonly blockRevisions: readonly number[];
+  readonly marks: string | null;
+  /** Set when an event failed to decode: deny by default. */
+  readonly corrupt: boolean;
+  /** Whether the chain's MACs hold; null until a request first needs it after the chain moved. */
+  readonly verified: boolean | null;
+  /** The verified chain's envelope hash, to hold the read model's copy against. */
+  readonly envelope: string | null;
+}
+
+const empty: Folded = { revision: -1, state: initialJobState(), tickets: new Map(), blockRevisions: [], marks: null, corrupt: false, verified: null, envelope: null };
+
+export interface Fence {
+  /**
+   * The call context with every field the fence and the records path rely on taken from the
+   * job's log (or null: refused). Taken from the log: the job's status and run, the call
+   * (not ended, minted with this very ticket), its step, idempotency key and function, the
+   * job's agent, plugin, purpose, data subject and labels (start labels and joins), and the
+   * verified chain, whose head gives the expiry and the epoch.
+   */
+  admit(found: CallContext, ticket: string): Promise<CallContext | null>;
+  /** How many chain verifications have run: a stream that has not moved costs none. */
+  readonly verifications: () => number;
+}
+
+export const logFence = (deps: FenceDeps): Fence => {
+  const capacity = deps.capacity ?? 10_000;
+  const cache = new Map<string, Folded>();
+  let verifications = 0;
+
+  const fold = (from: Folded, events: readonly RecordedEvent[]): Folded => {
+    let { state, corrupt, blockRevisions } = from;
+    const tickets = new Map(from.tickets);
+    for (const r of events) {
+      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
+      if (E.isLeft(decoded)) {
+        corrupt = true;
+        continue;
+      }
+      const event = decoded.right as JobStreamEvent;
+      state = evolveJob(state, event) ?? state;
+      if (event.type === 'JobStarted') blockRevisions = [];
+      if (event.type === 'EnvelopeBlockAppended' && state.exists && event.data.run === state.start.run) blockRevisions = [...blockRevisions, r.revision];
+      if (event.type === 'CallMinted') tickets.set(event.data.call, event.data.ticket_hash);
+    }
+    const revision = events.at(-1)?.revision ?? from.revision;
+    const chainMoved = !state.exists || !from.state.exists || state.chain !== from.state.chain || from.corrupt !== corrupt;
+    // A moved chain is verified when a request first needs it, not on every read that built it.
+    return { revision, state, tickets, blockRevisions, marks: from.marks, corrupt, ...(chainMoved ? { verified: null, envelope: null } : { verified: from.verified, envelope: from.envelope }) };
+  };
+
+  const verify = (tenant: string, f: Folded): Folded => {
+    if (f.verified !== null) return f;
+    verifications++;
+    const verified = !f.corrupt && f.state.exists && deps.chainVerifies(tenant, f.state.chain);
+    return { ...f, verified, envelope: verified && f.state.exists ? envelopeHash(f.state.chain) : null };
+  };
+
+  const remember = (stream: string, folded: Folded) => {
+    cache.delete(stream);
+    cache.set(stream, folded);
+    if (cache.size > capacity) cache.delete(cache.keys().next().value!);
+    return folded;
+  };
+
+  const readFrom = async (stream: string, base: Folded) => fold(base, await deps.store.readStream(stream, base.revision + 1));
+  const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((r, i) => r === b[i]);
+
+  /**
+   * The job stream as the log holds it now. While its blocks' marks hold, only what was
+   * appended is read; when a block changed in place or a new run brought new blocks, the
+   * marks are taken first and the stream read whole after them, so an edit made at any
+   * moment after that read shows in the next request's marks.
+   */
+  const current = async (tenant: string, stream: string): Promise<Folded> => {
+    // A store whose rows can be edited in place offers marks, so a block edited in place is verified again at once.
+    const marks = deps.store.marks?.bind(deps.store);
+    const cached = cache.get(stream);
+    if (!marks) return remember(stream, verify(tenant, await readFrom(stream, cached ?? empty)));
+    if (cached) {
+      const seen = await marks(stream, cached.blockRevisions);
+      if (seen.marks === cached.marks) {
+        if (seen.revision === cached.revision) return remember(stream, verify(tenant, cached));
+        const grown = await readFrom(stream, cached);
+        if (same(grown.blockRevisions, cached.blockRevisions)) return remember(stream, verify(tenant, grown));
+      }
+    }
+    let revisions = cached?.blockRevisions ?? (await readFrom(stream, empty)).blockRevisions;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const seen = await marks(stream, revisions);
+      const whole = await readFrom(stream, empty);
+      if (same(whole.blockRevisions, revisions)) return remember(stream, verify(tenant, { ...whole, marks: seen.marks }));
+      revisions = whole.blockRevisions;
+    }
+    // The blocks keep changing under the reads: refuse this request, decide afresh on the next.
+    cache.delete(stream);
+    return { ...empty, corrupt: true };
+  };
+
+  return {
+    async admit(found, ticket) {
+      const log = await current(found.tenant, jobStream(found.tenant, found.job));
+      const { state } = log;
+      if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return null;
+      // A read model that disagrees with the verified log has been edited: deny rather than pick one.
+      if (envelopeHash(found.chain) !== log.envelope) return null;
+      const call = state.calls[found.call];
+      if (!call || call.ended || log.tickets.get(found.call) !== ticketHash(ticket)) return null;
+      const block = head(state.chain);
+      if (Math.min(block.expires_ms, state.start.expires_ms) <= deps.now()) return null;
+      // Revocations come from their read model (the tenant's stream is not folded here); a batch
+      // that reaches the job also appends `JobStopped` to its stream, which the status above reads,
+      // so deleting revocation rows revives nothing the log has stopped.
+      if (found.revocations.some((r) => reaches(r, state.chain))) return null;
+      const start = state.start;
+      return {
+        ...found,
+        status: 'running',
+        chain: state.chain,
+        expires_ms: block.expires_ms,
+        step: call.step,
+        idempotency_key: call.idempotency_key,
+        startup: call.startup,
+        agent: start.agent,
+        agent_plugin: start.plugin,
+        plugin: call.function.includes('/') ? call.function.slice(0, call.function.indexOf('/')) : start.plugin,
+        purpose: start.purpose,
+        data_subject: start.data_subject,
+        labels: start.labels,
+      };
+    },
+    verifications: () => verifications,
+  };
+};
