@@ -89,8 +89,11 @@ export const revocationCommands = (deps: {
     const indeterminate: { carrier: string; reason: string }[] = [];
     const receipt = signReceipt(deps.auditKey, { kind: 'revocation_batch', tenant, epoch, revocations, stopped, indeterminate, issued_ms: now });
     const issued = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'IssueReceipt', tenant, epoch, receipt, now }, { tenant });
-    if (E.isRight(issued)) position = issued.right.position ?? position;
-    return { epoch, stopped, indeterminate, receipt, position };
+    if (E.isLeft(issued)) throw new Error(`receipt of epoch ${epoch}: ${issued.left.error}`);
+    // Another try of the same batch issued its receipt first: that one is the answer.
+    const first = issued.right.events.length === 0 && issued.right.state.exists ? issued.right.state.receipts[epoch] : undefined;
+    if (first) return answerOf(epoch, first, position);
+    return { epoch, stopped, indeterminate, receipt, position: issued.right.position ?? position };
   };
 
   /** A retried request id: the earlier answer, or — if that try ended before its receipt — the batch finished now. */

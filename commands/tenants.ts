@@ -35,8 +35,8 @@ export const tenantCommands = (store: EventStore, clock: Clock) => {
   return {
     create: (tenant: string, settings: TenantSettingsPatch, ctx: Ctx = {}) =>
       run(tenant, { type: 'CreateTenant', tenant, settings, now: clock.now() }, ctx),
-    changeSettings: (tenant: string, changes: TenantSettingsPatch, ctx: Ctx = {}) =>
-      run(tenant, { type: 'ChangeTenantSettings', tenant, changes, now: clock.now() }, ctx),
+    // Settings changes go through revocationCommands.changeSettings: one that takes authority
+    // away is a revocation batch, whose reached jobs must stop and whose receipt must be signed.
     installPlugin: async (tenant: string, plugin: PluginDeclaration, ctx: Ctx = {}) => {
       const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, { ...ctx, tenant });
       return E.map((h: Handled<TenantState>) => {

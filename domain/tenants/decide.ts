@@ -122,9 +122,10 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
       if (!s.exists) return E.left(notFound('tenant'));
       return E.right([{ type: 'SubjectKeyShredded', data: { tenant: c.tenant, data_subject: c.data_subject, records: c.records, receipt: c.receipt, shredded_ms: c.now } }]);
     case 'IssueReceipt':
-      return s.exists
-        ? E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }])
-        : E.left(notFound('tenant'));
+      if (!s.exists) return E.left(notFound('tenant'));
+      // One receipt per batch: a retry finishing the same batch keeps the first.
+      if (Object.hasOwn(s.receipts, c.epoch)) return E.right([]);
+      return E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }]);
   }
 };
 

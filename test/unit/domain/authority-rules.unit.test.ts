@@ -150,6 +150,15 @@ describe('tenant decider: install_gen and request ids', () => {
   });
 });
 
+describe('tenant decider: one receipt per batch', () => {
+  it('given a batch with its receipt, when another try of it issues a receipt, then nothing is written', () => {
+    const issue = (sig: string): TenantCommand => ({ type: 'IssueReceipt', tenant: 'acme', epoch: 2, receipt: { signature: sig }, now: 3 });
+    const done = tenantAfter([created()], revoke([{ kind: 'api_key_revoked', key: 'k' }], 'b1'), issue('first'));
+    expect(tenantDecider.decide(issue('second'), done.state)).toEqual(E.right([]));
+    expect(done.state.exists && done.state.receipts[2]).toEqual({ signature: 'first' });
+  });
+});
+
 describe('job decider: revocations stick', () => {
   const history = [created({ start_roles: ['admin'], people: { 'user:ada': { roles: ['admin'], teams: [] } } }), installed('notes', ['scribe', 'clerk'])];
 
