@@ -98,7 +98,7 @@ export const revocationCommands = (deps: {
 
   /** A retried request id: the earlier answer, or — if that try ended before its receipt — the batch finished now. */
   const earlier = async (tenant: string, state: Existing, requestId: string): Promise<BatchResult> => {
-    const answered = state.requests[requestId];
+    const answered = Object.hasOwn(state.requests, requestId) ? state.requests[requestId] : undefined;
     if (answered?.kind !== 'revocations') throw new Error(`request ${requestId} answered no batch`);
     const receipt = state.receipts[answered.epoch];
     if (receipt) return answerOf(answered.epoch, receipt, null);

@@ -41,7 +41,7 @@ export const tenantCommands = (store: EventStore, clock: Clock) => {
       const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, { ...ctx, tenant });
       return E.map((h: Handled<TenantState>) => {
         const { tenant: t, position } = viewOf(h);
-        const earlier = h.events.length === 0 && plugin.request_id !== undefined && h.state.exists ? h.state.requests[plugin.request_id] : undefined;
+        const earlier = h.events.length === 0 && plugin.request_id !== undefined && h.state.exists && Object.hasOwn(h.state.requests, plugin.request_id) ? h.state.requests[plugin.request_id] : undefined;
         if (earlier?.kind === 'plugin') return { plugin: { ...earlier.plugin }, position };
         return { plugin: t.plugins.find((p) => p.name === plugin.name)!, position };
       })(handled);

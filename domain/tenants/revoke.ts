@@ -20,26 +20,25 @@ const own = <V>(o: Readonly<Record<string, V>>, k: string): V | undefined => (Ob
 
 /** The settings and plugins a batch leaves: every item applied, in order. */
 export const applyItems = (before: Authority, items: readonly BatchItem[]): Authority & { removed: string[] } => {
-  const grants: Record<string, string[]> = Object.fromEntries(Object.entries(before.settings.grants).map(([k, v]) => [k, [...v]]));
-  const people: Record<string, { roles: string[]; teams: string[] }> = Object.fromEntries(
-    Object.entries(before.settings.people).map(([k, v]) => [k, { roles: [...v.roles], teams: [...v.teams] }]),
-  );
+  // Maps, not objects: a name like "__proto__" stays a name.
+  const grants = new Map(Object.entries(before.settings.grants).map(([k, v]) => [k, [...v]]));
+  const people = new Map(Object.entries(before.settings.people).map(([k, v]) => [k, { roles: [...v.roles], teams: [...v.teams] }]));
   let startRoles = [...before.settings.start_roles];
   let startTeams = [...before.settings.start_teams];
-  const plugins: Record<string, PluginInstall> = { ...before.plugins };
+  const plugins = new Map(Object.entries(before.plugins));
   const removed: string[] = [];
   for (const item of items) {
     switch (item.kind) {
       case 'plugin_removed':
-        delete plugins[item.plugin];
+        plugins.delete(item.plugin);
         removed.push(item.plugin);
         break;
       case 'grant_narrowed':
-        grants[item.grantee] = without(own(grants, item.grantee) ?? [], [item.scope]);
+        grants.set(item.grantee, without(grants.get(item.grantee) ?? [], [item.scope]));
         break;
       case 'person_change': {
-        const p = own(people, item.person) ?? { roles: [], teams: [] };
-        people[item.person] = { roles: without(p.roles, item.remove_roles), teams: without(p.teams, item.remove_teams) };
+        const p = people.get(item.person) ?? { roles: [], teams: [] };
+        people.set(item.person, { roles: without(p.roles, item.remove_roles), teams: without(p.teams, item.remove_teams) });
         break;
       }
       case 'start_role_removed':
@@ -53,7 +52,8 @@ export const applyItems = (before: Authority, items: readonly BatchItem[]): Auth
         break;
     }
   }
-  return { settings: { ...before.settings, grants, people, start_roles: startRoles, start_teams: startTeams }, plugins, removed };
+  const settings = { ...before.settings, grants: Object.fromEntries(grants), people: Object.fromEntries(people), start_roles: startRoles, start_teams: startTeams };
+  return { settings, plugins: Object.fromEntries(plugins), removed };
 };
 
 /**

@@ -150,6 +150,18 @@ describe('tenant decider: install_gen and request ids', () => {
   });
 });
 
+describe('tenant decider: names are names', () => {
+  it('given a person or grantee named __proto__, a batch keeps them as entries', () => {
+    const events = decided(tenantAfter([created({ people: { ['__proto__']: { roles: ['a'], teams: [] } } })], revoke([
+      { kind: 'person_change', person: '__proto__', remove_roles: ['a'] },
+      { kind: 'grant_narrowed', grantee: '__proto__', scope: 'plugin:x' },
+    ])).last);
+    const data = events[0]!.data as { people: object; grants: object };
+    expect(Object.hasOwn(data.people, '__proto__') && Object.getOwnPropertyDescriptor(data.people, '__proto__')!.value).toEqual({ roles: [], teams: [] });
+    expect(Object.hasOwn(data.grants, '__proto__')).toBe(true);
+  });
+});
+
 describe('tenant decider: one receipt per batch', () => {
   it('given a batch with its receipt, when another try of it issues a receipt, then nothing is written', () => {
     const issue = (sig: string): TenantCommand => ({ type: 'IssueReceipt', tenant: 'acme', epoch: 2, receipt: { signature: sig }, now: 3 });
