@@ -12,6 +12,9 @@ import { tenantDecider } from '../domain/tenants/decide.ts';
 import type { BatchItem } from '../domain/tenants/events.ts';
 import { signReceipt } from '../adapters/keys/audit-key.ts';
 import { handleCommand } from './handle.ts';
+import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
+import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
+import { tenantView, type TenantState } from '../domain/tenants/state.ts';
 
 export interface BatchResult {
   readonly epoch: number;
@@ -31,10 +34,30 @@ const describe = (r: Revocation) => {
   }
 };
 
+export interface SettingsChanged {
+  readonly tenant: ReturnType<typeof tenantView>;
+  /** The batch a change that took authority away was, or null. */
+  readonly revocation: BatchResult | null;
+  readonly position: number | null;
+}
+
+type BatchApplied = Extract<DomainEvent, { type: 'RevocationBatchApplied' }>;
+type Existing = Extract<TenantState, { exists: true }>;
+
+/** The answer a batch gave, rebuilt from its signed receipt. */
+const answerOf = (epoch: number, receipt: Record<string, unknown>, position: number | null): BatchResult => ({
+  epoch,
+  stopped: receipt.stopped as string[],
+  indeterminate: receipt.indeterminate as { carrier: string; reason: string }[],
+  receipt,
+  position,
+});
+
 /**
  * A revocation batch: decide it on the tenant's stream (one epoch step), stop exactly the
  * running jobs it reaches, and answer a receipt signed with the audit key. The fence needs
- * no stop to have landed: a call is refused as soon as the batch is in the log.
+ * no stop to have landed: a call is refused as soon as the batch is in the log. A settings
+ * change that takes authority away is such a batch too.
  */
 export const revocationCommands = (deps: {
   store: EventStore;
@@ -43,20 +66,16 @@ export const revocationCommands = (deps: {
   auditKey: KeyObject;
   /** Waits until the read models hold the log up to a position. */
   settle: (position: number) => Promise<unknown>;
-}) => ({
-  async apply(tenant: string, items: readonly BatchItem[]): Promise<E.Either<Refusal, BatchResult>> {
-    const { store, db, clock } = deps;
-    const now = clock.now();
-    const batch = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ApplyRevocations', tenant, items, now }, { tenant });
-    if (E.isLeft(batch)) return batch;
-    const applied = batch.right.events[0];
-    if (!applied || applied.type !== 'RevocationBatchApplied') throw new Error('a revocation batch decided no batch');
-    const { epoch, revocations } = applied.data;
-    await deps.settle(batch.right.position!);
+}) => {
+  const { store, db, clock } = deps;
 
+  /** Stops the reached running jobs and issues the batch's receipt. */
+  const finish = async (tenant: string, applied: BatchApplied['data'], batchPosition: number, now: number): Promise<BatchResult> => {
+    const { epoch, revocations } = applied;
+    await deps.settle(batchPosition);
     const { rows } = await db.query<{ id: string; chain: Chain }>(`SELECT id, chain FROM rm_jobs WHERE tenant = $1 AND status = 'running' ORDER BY id`, [tenant]);
     const stopped: string[] = [];
-    let position = batch.right.position;
+    let position: number | null = batchPosition;
     for (const job of rows) {
       const reasons = revocations.filter((r) => reaches(r, job.chain)).map(describe);
       if (reasons.length === 0) continue;
@@ -70,9 +89,56 @@ export const revocationCommands = (deps: {
     const indeterminate: { carrier: string; reason: string }[] = [];
     const receipt = signReceipt(deps.auditKey, { kind: 'revocation_batch', tenant, epoch, revocations, stopped, indeterminate, issued_ms: now });
     const issued = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'IssueReceipt', tenant, epoch, receipt, now }, { tenant });
-    if (E.isRight(issued)) position = issued.right.position ?? position;
-    return E.right({ epoch, stopped, indeterminate, receipt, position });
-  },
-});
+    if (E.isLeft(issued)) throw new Error(`receipt of epoch ${epoch}: ${issued.left.error}`);
+    // Another try of the same batch issued its receipt first: that one is the answer.
+    const first = issued.right.events.length === 0 && issued.right.state.exists ? issued.right.state.receipts[epoch] : undefined;
+    if (first) return answerOf(epoch, first, position);
+    return { epoch, stopped, indeterminate, receipt, position: issued.right.position ?? position };
+  };
+
+  /** A retried request id: the earlier answer, or — if that try ended before its receipt — the batch finished now. */
+  const earlier = async (tenant: string, state: Existing, requestId: string): Promise<BatchResult> => {
+    const answered = Object.hasOwn(state.requests, requestId) ? state.requests[requestId] : undefined;
+    if (answered?.kind !== 'revocations') throw new Error(`request ${requestId} answered no batch`);
+    const receipt = state.receipts[answered.epoch];
+    if (receipt) return answerOf(answered.epoch, receipt, null);
+    for (const r of await store.readStream(tenantStream(tenant))) {
+      if (r.type !== 'RevocationBatchApplied') continue;
+      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
+      if (E.isRight(decoded) && decoded.right.type === 'RevocationBatchApplied' && decoded.right.data.epoch === answered.epoch)
+        return finish(tenant, decoded.right.data, r.position, clock.now());
+    }
+    throw new Error(`request ${requestId}: no batch at epoch ${answered.epoch}`);
+  };
+
+  return {
+    async apply(tenant: string, items: readonly BatchItem[], requestId?: string): Promise<E.Either<Refusal, BatchResult>> {
+      const now = clock.now();
+      const batch = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ApplyRevocations', tenant, items, request_id: requestId, now }, { tenant });
+      if (E.isLeft(batch)) return batch;
+      const { state, events, position } = batch.right;
+      if (events.length === 0 && requestId !== undefined && state.exists) return E.right(await earlier(tenant, state, requestId));
+      const applied = events[0];
+      if (!applied || applied.type !== 'RevocationBatchApplied' || position === null) throw new Error('a revocation batch decided no batch');
+      return E.right(await finish(tenant, applied.data, position, now));
+    },
+
+    /**
+     * PATCH /v1/tenants/{t} (SPEC §5, §6): a change that takes authority away is applied as
+     * one revocation batch, and its answer adds the batch's `revocation`.
+     */
+    async changeSettings(tenant: string, changes: TenantSettingsPatch, ctx: { correlationId?: string | null } = {}): Promise<E.Either<Refusal, SettingsChanged>> {
+      const now = clock.now();
+      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, now }, { ...ctx, tenant });
+      if (E.isLeft(handled)) return handled;
+      const { state, events, position } = handled.right;
+      if (!state.exists) throw new Error('a settings change succeeded without a tenant');
+      const applied = events.find((e): e is BatchApplied => e.type === 'RevocationBatchApplied');
+      if (!applied || position === null) return E.right({ tenant: tenantView(state), revocation: null, position });
+      const result = await finish(tenant, applied.data, position, now);
+      return E.right({ tenant: tenantView(state), revocation: result, position: result.position });
+    },
+  };
+};
 
 export type RevocationCommands = ReturnType<typeof revocationCommands>;

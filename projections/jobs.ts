@@ -19,7 +19,7 @@ export const jobsProjection: Projection = {
       data_subject text,
       labels jsonb NOT NULL,
       scopes jsonb NOT NULL,
-      expires_ms bigint NOT NULL,
+      expires_ms bigint,
       started_ms bigint NOT NULL,
       ended_ms bigint,
       calls_minted int NOT NULL DEFAULT 0,
@@ -27,7 +27,9 @@ export const jobsProjection: Projection = {
       chain jsonb NOT NULL DEFAULT '[]',
       epoch int,
       PRIMARY KEY (tenant, id)
-    );`,
+    );
+    -- null: no expiry (SPEC §6); databases made before that allowed none.
+    ALTER TABLE rm_jobs ALTER COLUMN expires_ms DROP NOT NULL;`,
   async apply(sql, event) {
     switch (event.type) {
       case 'JobStarted': {

@@ -56,8 +56,10 @@ export const tenantsProjection: Projection = {
       case 'RevocationBatchApplied': {
         const d = event.data;
         await sql.query(
-          `UPDATE rm_tenants SET authority_epoch = $2, settings = settings || jsonb_build_object('grants', $3::jsonb, 'people', $4::jsonb) WHERE id = $1`,
-          [d.tenant, d.epoch, JSON.stringify(d.grants), JSON.stringify(d.people)],
+          `UPDATE rm_tenants SET authority_epoch = $2, settings = settings || jsonb_build_object('grants', $3::jsonb, 'people', $4::jsonb)
+             || CASE WHEN $5::jsonb IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('start_roles', $5::jsonb) END
+             || CASE WHEN $6::jsonb IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('start_teams', $6::jsonb) END WHERE id = $1`,
+          [d.tenant, d.epoch, JSON.stringify(d.grants), JSON.stringify(d.people), d.start_roles ? JSON.stringify(d.start_roles) : null, d.start_teams ? JSON.stringify(d.start_teams) : null],
         );
         if (d.removed_plugins.length > 0) await sql.query('DELETE FROM rm_plugins WHERE tenant = $1 AND name = ANY($2::text[])', [d.tenant, d.removed_plugins]);
         return;

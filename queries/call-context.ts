@@ -24,6 +24,7 @@ export interface CallContext {
   readonly purpose: string;
   readonly data_subject: string | null;
   readonly labels: readonly string[];
+  /** Infinity when the job has no expiry (SPEC §6: ceilings default to none). */
   readonly expires_ms: number;
   /** The fence's inputs: the job's status, its envelope chain, and every revocation since its epoch. */
   readonly status: 'running' | 'stopped';
@@ -43,7 +44,7 @@ export const callContext = async (sql: Sql, ticket: string): Promise<CallContext
   const hash = ticketHash(ticket);
   const { rows } = await sql.query<Row>(
     `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
-            j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, j.expires_ms::float8 AS expires_ms,
+            j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, coalesce(j.expires_ms::float8, 'Infinity') AS expires_ms,
             p.name AS plugin, coalesce(p.scopes, '[]'::jsonb) AS plugin_scopes, j.status, j.chain,
             (SELECT coalesce(jsonb_agg(r.revocation ORDER BY r.epoch, r.n), '[]'::jsonb) FROM rm_revocations r
              WHERE r.tenant = c.tenant AND r.epoch > coalesce(j.epoch, 0)) AS revocations

@@ -139,7 +139,9 @@ export const logFence = (deps: FenceDeps): Fence => {
       const call = state.calls[found.call];
       if (!call || call.ended || log.tickets.get(found.call) !== ticketHash(ticket)) return null;
       const block = head(state.chain);
-      if (Math.min(block.expires_ms, state.start.expires_ms) <= deps.now()) return null;
+      // No ceiling is no expiry (SPEC §6: a job is never fenced by a default).
+      const expires = Math.min(block.expires_ms ?? Infinity, state.start.expires_ms ?? Infinity);
+      if (expires <= deps.now()) return null;
       // Revocations come from their read model (the tenant's stream is not folded here); a batch
       // that reaches the job also appends `JobStopped` to its stream, which the status above reads,
       // so deleting revocation rows revives nothing the log has stopped.
@@ -149,7 +151,7 @@ export const logFence = (deps: FenceDeps): Fence => {
         ...found,
         status: 'running',
         chain: state.chain,
-        expires_ms: block.expires_ms,
+        expires_ms: expires,
         step: call.step,
         idempotency_key: call.idempotency_key,
         startup: call.startup,

@@ -26,7 +26,12 @@ export const TenantSettingsPatch = z.strictObject({
   start_roles: z.array(name).max(1000).optional(),
   start_teams: z.array(name).max(1000).optional(),
   people: z.record(name, z.strictObject({ roles: z.array(name).max(1000), teams: z.array(name).max(1000) })).optional(),
+  /** How deep a job may delegate when its start sets no max_depth; null: no bound. */
+  max_depth: z.number().int().min(0).max(32).nullable().optional(),
 });
+
+/** A client's id for one request: a retry carrying it answers the earlier answer and writes nothing. */
+const requestId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'a request id is 1–128 of [A-Za-z0-9._:-]');
 
 export const TenantParams = z.strictObject({ t: z.string().regex(TENANT_ID, 'a tenant id is 1–63 of [a-z0-9_-]') });
 export const JobParams = TenantParams.extend({ id: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]') });
@@ -43,6 +48,7 @@ export const InstallPluginBody = z.strictObject({
   functions: z.array(z.string().regex(FUNCTION_NAME, 'a function name is 1–127 of [A-Za-z0-9._-]')).max(500),
   agents: z.array(z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]')).max(200),
   startup: z.string().regex(FUNCTION_NAME).optional(),
+  request_id: requestId.optional(),
 });
 
 export const StartJobBody = z.strictObject({
@@ -87,6 +93,12 @@ export const RevocationsBody = z.strictObject({
     )
     .min(1)
     .max(1000),
+  request_id: requestId.optional(),
+});
+
+export const KillParams = TenantParams.extend({
+  plugin: z.string().regex(PLUGIN_NAME, 'a plugin name is 1–63 of [a-z0-9_-]'),
+  agent: z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]'),
 });
 
 export const HoldBody = z.strictObject({

@@ -2,8 +2,12 @@ import * as t from 'io-ts';
 import { nullable } from '../events/schema.ts';
 import { canonicalJson, sha256Hex } from '../shared/hash.ts';
 
-/** One block of an authority envelope (SPEC §6): what a job (and its subtree) may do. */
-export const BlockCodec = t.type({
+/**
+ * One block of an authority envelope (SPEC §6): what a job (and its subtree) may do. `run`
+ * (added later, absent in older blocks) makes a restarted job id's envelope its own even
+ * when every ceiling is none, so nothing time-dependent has to tell two runs apart.
+ */
+export const BlockCodec = t.intersection([t.type({
   job: t.string,
   subject: t.string,
   agent: t.string,
@@ -13,9 +17,10 @@ export const BlockCodec = t.type({
   purpose: t.string,
   scopes: t.array(t.string),
   budget_usd: nullable(t.number),
-  max_depth: t.number,
+  /** null: no ceiling (SPEC §6, "ceilings default to none"). */
+  max_depth: nullable(t.number),
   depth: t.number,
-  expires_ms: t.number,
+  expires_ms: nullable(t.number),
   policy_version: t.number,
   epoch: t.number,
   level: t.string,
@@ -23,7 +28,7 @@ export const BlockCodec = t.type({
   level_policy_version: t.number,
   labels: t.array(t.string),
   constraints_digest: t.string,
-});
+}), t.partial({ run: t.number })]);
 export type Block = t.TypeOf<typeof BlockCodec>;
 
 export const SignedBlockCodec = t.type({ block: BlockCodec, mac: t.string });

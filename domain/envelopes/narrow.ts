@@ -5,6 +5,7 @@ import { DEFAULT_LEVEL, lowestLevel, type Block } from './block.ts';
 /** What a child start asks for; anything left out is inherited from the parent. */
 export interface ChildAsk {
   readonly job: string;
+  readonly run: number;
   readonly subject: string;
   readonly agent: string;
   readonly agent_version: string;
@@ -39,14 +40,16 @@ export const narrowBlock = (parent: Block, ask: ChildAsk): E.Either<Refusal, Blo
   }
   if (ask.budget_usd !== undefined && parent.budget_usd !== null && ask.budget_usd > parent.budget_usd)
     return E.left(widening('budget_usd', `the parent's budget is ${parent.budget_usd}`));
+  // A null ceiling is none: a child may set one below it, never lift one to none.
   const depth = parent.depth + 1;
-  if (depth > parent.max_depth) return E.left(widening('depth', `the tree may delegate ${parent.max_depth} deep`));
-  if (ask.max_depth !== undefined && ask.max_depth > parent.max_depth)
+  if (parent.max_depth !== null && depth > parent.max_depth) return E.left(widening('depth', `the tree may delegate ${parent.max_depth} deep`));
+  if (ask.max_depth !== undefined && parent.max_depth !== null && ask.max_depth > parent.max_depth)
     return E.left(widening('max_depth', `the parent's max_depth is ${parent.max_depth}`));
-  if (ask.expires_ms !== undefined && ask.expires_ms > parent.expires_ms)
+  if (ask.expires_ms !== undefined && parent.expires_ms !== null && ask.expires_ms > parent.expires_ms)
     return E.left(widening('timeout_ms', `the parent's authority ends at ${parent.expires_ms}`));
   return E.right({
     job: ask.job,
+    run: ask.run,
     subject: parent.subject,
     agent: ask.agent,
     agent_version: ask.agent_version,

@@ -10,9 +10,7 @@ import { callScope, startScopes } from './scopes.ts';
 import { evolveJob, initialJobState, jobView, type JobState } from './state.ts';
 import { DEFAULT_LEVEL, chainVerifies, constraintsDigest, macInput, type Block, type SignedBlock } from '../envelopes/block.ts';
 import { narrowBlock } from '../envelopes/narrow.ts';
-
-export const DEFAULT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_MAX_DEPTH = 4;
+import { startRevoked } from './sticky.ts';
 
 export interface StartJobRequest {
   readonly agent: string;
@@ -90,7 +88,9 @@ const purposeOf = (r: StartJobRequest): E.Either<Refusal, string> => {
   return E.right(r.purpose ?? '');
 };
 
-const isExpired = (s: Running, now: number) => now >= s.start.expires_ms;
+/** A null expiry is none: such a job never expires (SPEC §6). */
+const pastExpiry = (expires: number | null, now: number) => expires !== null && now >= expires;
+const isExpired = (s: Running, now: number) => pastExpiry(s.start.expires_ms, now);
 
 /** A child's constraints: its parent's, word for word, then any it adds. */
 const childConstraints = (parent: unknown, added: readonly string[] | undefined): string[] => {
@@ -102,7 +102,10 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   const tenant = c.tenant;
   if (!tenant.exists) return E.left(notFound('tenant'));
   const r = c.request;
-  const plugin = tenant.plugins[r.plugin];
+  // Revocations stick, a retried start of a stopped id included.
+  const revoked = startRevoked(tenant, r);
+  if (revoked !== null) return E.left(refusal('revoked', { reason: revoked }));
+  const plugin = Object.hasOwn(tenant.plugins, r.plugin) ? tenant.plugins[r.plugin] : undefined;
   if (!plugin) return E.left(refusal('not_found', { what: 'plugin', plugin: r.plugin }));
   if (!plugin.agents.includes(r.agent)) return E.left(invalid('agent', `plugin ${r.plugin} declares no agent "${r.agent}"`));
   const purpose = purposeOf(r);
@@ -125,7 +128,7 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   if (r.parent !== undefined) {
     const parent = c.parent;
     if (!parent || !parent.exists) return E.left(refusal('not_found', { what: 'parent' }));
-    if (parent.status !== 'running' || c.now >= parent.start.expires_ms) return E.left(refusal('job_not_running', { status: parent.status, what: 'parent' }));
+    if (parent.status !== 'running' || pastExpiry(parent.start.expires_ms, c.now)) return E.left(refusal('job_not_running', { status: parent.status, what: 'parent' }));
     const parentHead = parent.chain.at(-1);
     if (!parentHead || !chainVerifies(parent.chain, c.mac)) return E.left(refusal('envelope_invalid', { what: 'parent' }));
     // The tree keeps the purpose and the data subject it was started for.
@@ -136,10 +139,13 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     jobPurpose = parent.start.purpose;
     dataSubject = parent.start.data_subject;
     constraints = childConstraints(parent.start.constraints, r.constraints);
+    // The parent's current labels (its start labels and every label joined since, folded from
+    // its own stream), not its block's: a wall or a taint is never shed by delegating.
+    const inherited = [...new Set([...labels, ...parent.start.labels])].sort();
     const block = narrowBlock(parentHead.block, {
-      job: c.job, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
+      job: c.job, run, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
       install_gen: plugin.install_gen, purpose: jobPurpose, reach, scopes: r.scopes, budget_usd: r.budget_usd, max_depth: r.max_depth,
-      expires_ms: expiresAsked, labels, constraints_digest: constraintsDigest(constraints), policy_version: tenant.settings_version,
+      expires_ms: expiresAsked, labels: inherited, constraints_digest: constraintsDigest(constraints), policy_version: tenant.settings_version,
     });
     if (E.isLeft(block)) return block;
     chain = [...parent.chain, { block: block.right, mac: c.mac(macInput(block.right, parentHead.mac)) }];
@@ -150,10 +156,11 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     }
     constraints = r.constraints ? [...r.constraints] : null;
     const block: Block = {
-      job: c.job, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
+      job: c.job, run, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
       install_gen: plugin.install_gen, purpose: jobPurpose, scopes: r.scopes ? [...r.scopes].sort() : reach,
-      budget_usd: r.budget_usd ?? null, max_depth: r.max_depth ?? DEFAULT_MAX_DEPTH, depth: 0,
-      expires_ms: expiresAsked ?? c.now + DEFAULT_TIMEOUT_MS, policy_version: tenant.settings_version,
+      // Ceilings default to none: the start's, else the tenant's depth, else null.
+      budget_usd: r.budget_usd ?? null, max_depth: r.max_depth ?? tenant.settings.max_depth ?? null, depth: 0,
+      expires_ms: expiresAsked ?? null, policy_version: tenant.settings_version,
       epoch: tenant.authority_epoch, level: DEFAULT_LEVEL, granted_by: `tenant:${tenant.id}`, level_policy_version: 1,
       labels, constraints_digest: constraintsDigest(constraints ?? []),
     };

@@ -2,9 +2,13 @@ import * as t from 'io-ts';
 import { defineEvent, nullable, type EventOf } from '../events/schema.ts';
 import { SignedBlockCodec } from '../envelopes/block.ts';
 
+/** v1 data is v2 data: v2 only let the ceilings be null. */
+const unchanged = { 1: (data: unknown) => data };
+
+/** v2: `max_depth` and `expires_ms` are null when no start and no tenant set them (SPEC §6). */
 export const JobStarted = defineEvent(
   'JobStarted',
-  1,
+  2,
   t.type({
     tenant: t.string,
     job: t.string,
@@ -20,14 +24,15 @@ export const JobStarted = defineEvent(
     scopes: t.array(t.string),
     startup_function: nullable(t.string),
     budget_usd: nullable(t.number),
-    max_depth: t.number,
-    expires_ms: t.number,
+    max_depth: nullable(t.number),
+    expires_ms: nullable(t.number),
     constraints: t.unknown,
     /** The job this one was delegated from, or null for a root. */
     parent: nullable(t.string),
     start_digest: t.string,
     started_ms: t.number,
   }),
+  unchanged,
 );
 
 export const JobEnded = defineEvent('JobEnded', 1, t.type({ tenant: t.string, job: t.string, run: t.number, ended_ms: t.number }));
@@ -59,10 +64,12 @@ export const CallEnded = defineEvent(
 );
 
 /** One block of the job's envelope chain, MACed; a child's stream repeats its parent's blocks first. */
+/** v2: a block's `max_depth` and `expires_ms` may be null (no ceiling). */
 export const EnvelopeBlockAppended = defineEvent(
   'EnvelopeBlockAppended',
-  1,
+  2,
   t.type({ tenant: t.string, job: t.string, run: t.number, index: t.number, signed: SignedBlockCodec }),
+  unchanged,
 );
 
 /** A child start asked for more than its parent holds: recorded on the parent's stream. */

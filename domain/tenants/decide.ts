@@ -3,7 +3,8 @@ import type { Decider } from '../shared/decider.ts';
 import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import { applyPatch, defaultSettings, settingsProblem, type TenantSettingsPatch } from './settings.ts';
 import type { BatchItem, RecordScopeKind } from './events.ts';
-import { decideRevocations } from './revoke.ts';
+import { applyItems, batchApplied, decideRevocations, earlierAnswer } from './revoke.ts';
+import { withdrawnItems } from './withdrawn.ts';
 import { evolveTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
 import type { Selector } from '../retention/holds.ts';
 
@@ -12,7 +13,8 @@ export type TenantCommand =
   | { readonly type: 'ReleaseHold'; readonly tenant: string; readonly hold: string; readonly now: number }
   | { readonly type: 'RequestErasure'; readonly tenant: string; readonly data_subject: string; readonly now: number }
   | { readonly type: 'CompleteErasure'; readonly tenant: string; readonly data_subject: string; readonly records: number; readonly receipt: Record<string, unknown>; readonly now: number }
-  | { readonly type: 'ApplyRevocations'; readonly tenant: string; readonly items: readonly BatchItem[]; readonly now: number }
+  | { readonly type: 'ApplyRevocations'; readonly tenant: string; readonly items: readonly BatchItem[]; readonly request_id?: string | undefined; readonly now: number }
+  | { readonly type: 'LiftKill'; readonly tenant: string; readonly agent: string; readonly now: number }
   | { readonly type: 'IssueReceipt'; readonly tenant: string; readonly epoch: number; readonly receipt: Record<string, unknown>; readonly now: number }
   | { readonly type: 'CreateTenant'; readonly tenant: string; readonly settings: TenantSettingsPatch; readonly now: number }
   | { readonly type: 'ChangeTenantSettings'; readonly tenant: string; readonly changes: TenantSettingsPatch; readonly now: number }
@@ -24,6 +26,7 @@ export type TenantCommand =
       readonly functions: readonly string[];
       readonly agents: readonly string[];
       readonly startup?: string | undefined;
+      readonly request_id?: string | undefined;
       readonly now: number;
     };
 
@@ -39,11 +42,20 @@ const createTenant = (c: Extract<TenantCommand, { type: 'CreateTenant' }>, s: Te
   return E.right([{ type: 'TenantCreated', data: { tenant: c.tenant, settings, authority_epoch: 1, created_ms: c.now } }]);
 };
 
+/**
+ * A change that takes authority away is also one revocation batch (SPEC §6), judged on the
+ * settings the whole change leaves; a change that only adds is plain settings.
+ */
 const changeSettings = (c: Extract<TenantCommand, { type: 'ChangeTenantSettings' }>, s: TenantState): Decision => {
   if (!s.exists) return E.left(notFound('tenant'));
-  const problem = settingsProblem(applyPatch(s.settings, c.changes));
+  const after = applyPatch(s.settings, c.changes);
+  const problem = settingsProblem(after);
   if (problem) return E.left(invalid(problem.field, problem.reason));
-  return E.right([{ type: 'TenantSettingsChanged', data: { tenant: c.tenant, changes: c.changes, changed_ms: c.now } }]);
+  const changed: TenantStreamEvent = { type: 'TenantSettingsChanged', data: { tenant: c.tenant, changes: c.changes, changed_ms: c.now } };
+  const items = withdrawnItems(s.settings, after);
+  if (items.length === 0) return E.right([changed]);
+  const applied = applyItems(s, items);
+  return E.right([changed, batchApplied(s, items, { ...applied, settings: after }, c.now, undefined)]);
 };
 
 const duplicate = (xs: readonly string[]) => xs.find((x, i) => xs.indexOf(x) !== i);
@@ -56,7 +68,12 @@ const installPlugin = (c: Extract<TenantCommand, { type: 'InstallPlugin' }>, s: 
   if (agentDup !== undefined) return E.left(invalid('agents', `"${agentDup}" is listed twice`));
   if (c.startup !== undefined && !c.functions.includes(c.startup))
     return E.left(invalid('startup', 'must name one of the plugin\'s functions'));
-  const previous = s.plugins[c.name];
+  const retried = earlierAnswer(s, c.request_id, 'plugin');
+  if (E.isLeft(retried)) return retried;
+  if (retried.right) return E.right([]);
+  // An upgrade keeps its generation; an install after a removal takes one never used before.
+  const installed = Object.hasOwn(s.plugins, c.name) ? s.plugins[c.name] : undefined;
+  const installGen = installed?.install_gen ?? (Object.hasOwn(s.install_gens, c.name) ? s.install_gens[c.name]! : 0) + 1;
   const scopes = c.scopes && c.scopes.length > 0 ? [...new Set(c.scopes)] : [...ALL_SCOPE_KINDS];
   return E.right([
     {
@@ -64,12 +81,13 @@ const installPlugin = (c: Extract<TenantCommand, { type: 'InstallPlugin' }>, s: 
       data: {
         tenant: c.tenant,
         name: c.name,
-        install_gen: (previous?.install_gen ?? 0) + 1,
+        install_gen: installGen,
         scopes,
         functions: [...c.functions],
         agents: [...c.agents],
         startup: c.startup ?? null,
         installed_ms: c.now,
+        ...(c.request_id === undefined ? {} : { request_id: c.request_id }),
       },
     },
   ]);
@@ -84,7 +102,11 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
     case 'InstallPlugin':
       return installPlugin(c, s);
     case 'ApplyRevocations':
-      return decideRevocations(s, c.items, c.now);
+      return decideRevocations(s, c.items, c.now, c.request_id);
+    case 'LiftKill':
+      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.killed_agents.includes(c.agent)) return E.left(refusal('not_found', { what: 'kill', agent: c.agent }));
+      return E.right([{ type: 'AgentKillLifted', data: { tenant: c.tenant, agent: c.agent, lifted_ms: c.now } }]);
     case 'PlaceHold':
       if (!s.exists) return E.left(notFound('tenant'));
       if (Object.keys(c.selector).length === 0) return E.left(invalid('selector', 'a selector names at least one of tenant, plugin, scope, record, data_subject, job'));
@@ -100,9 +122,10 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
       if (!s.exists) return E.left(notFound('tenant'));
       return E.right([{ type: 'SubjectKeyShredded', data: { tenant: c.tenant, data_subject: c.data_subject, records: c.records, receipt: c.receipt, shredded_ms: c.now } }]);
     case 'IssueReceipt':
-      return s.exists
-        ? E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }])
-        : E.left(notFound('tenant'));
+      if (!s.exists) return E.left(notFound('tenant'));
+      // One receipt per batch: a retry finishing the same batch keeps the first.
+      if (Object.hasOwn(s.receipts, c.epoch)) return E.right([]);
+      return E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }]);
   }
 };
 

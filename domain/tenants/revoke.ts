@@ -1,75 +1,132 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Revocation } from '../envelopes/reaches.ts';
 import { startScopes } from '../jobs/scopes.ts';
-import { invalid, notFound, type Refusal } from '../shared/refusal.ts';
+import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import type { BatchItem, TenantEvent } from './events.ts';
-import type { TenantState } from './state.ts';
+import type { TenantSettings } from './settings.ts';
+import { hasStartPath } from './start-paths.ts';
+import type { PluginInstall, TenantState } from './state.ts';
 
 type Existing = Extract<TenantState, { exists: true }>;
+type Plugins = Readonly<Record<string, PluginInstall>>;
+interface Authority {
+  readonly settings: TenantSettings;
+  readonly plugins: Plugins;
+}
+type BatchApplied = Extract<TenantEvent, { type: 'RevocationBatchApplied' }>;
 
 const without = (xs: readonly string[], drop: readonly string[] | undefined) => xs.filter((x) => !(drop ?? []).includes(x));
+const own = <V>(o: Readonly<Record<string, V>>, k: string): V | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
 
-/** Whether a person still has a path to start jobs: a start role, or a start team. */
-const canStart = (s: Existing['settings'], person: string, people: Existing['settings']['people']) => {
-  const p = people[person];
-  return p !== undefined && (p.roles.some((r) => s.start_roles.includes(r)) || p.teams.some((t) => s.start_teams.includes(t)));
+/** The settings and plugins a batch leaves: every item applied, in order. */
+export const applyItems = (before: Authority, items: readonly BatchItem[]): Authority & { removed: string[] } => {
+  // Maps, not objects: a name like "__proto__" stays a name.
+  const grants = new Map(Object.entries(before.settings.grants).map(([k, v]) => [k, [...v]]));
+  const people = new Map(Object.entries(before.settings.people).map(([k, v]) => [k, { roles: [...v.roles], teams: [...v.teams] }]));
+  let startRoles = [...before.settings.start_roles];
+  let startTeams = [...before.settings.start_teams];
+  const plugins = new Map(Object.entries(before.plugins));
+  const removed: string[] = [];
+  for (const item of items) {
+    switch (item.kind) {
+      case 'plugin_removed':
+        plugins.delete(item.plugin);
+        removed.push(item.plugin);
+        break;
+      case 'grant_narrowed':
+        grants.set(item.grantee, without(grants.get(item.grantee) ?? [], [item.scope]));
+        break;
+      case 'person_change': {
+        const p = people.get(item.person) ?? { roles: [], teams: [] };
+        people.set(item.person, { roles: without(p.roles, item.remove_roles), teams: without(p.teams, item.remove_teams) });
+        break;
+      }
+      case 'start_role_removed':
+        startRoles = without(startRoles, [item.role]);
+        break;
+      case 'start_team_removed':
+        startTeams = without(startTeams, [item.team]);
+        break;
+      case 'kill_agent':
+      case 'api_key_revoked':
+        break;
+    }
+  }
+  const settings = { ...before.settings, grants: Object.fromEntries(grants), people: Object.fromEntries(people), start_roles: startRoles, start_teams: startTeams };
+  return { settings, plugins: Object.fromEntries(plugins), removed };
 };
 
 /**
- * Applies a whole batch, then judges it (SPEC §6): a narrowed grant is a revocation only if
- * the grantee no longer reaches the scope by any path, and a person's change only if, after
- * every item, they hold no start role and belong to no start team. One epoch step per batch.
+ * Judges a batch once it is whole (SPEC §6): a narrowed grant is a revocation only if the
+ * grantee no longer reaches the scope by any path; a person is revoked only if they had a
+ * path to start jobs before and have none after.
  */
-export const decideRevocations = (s: TenantState, items: readonly BatchItem[], now: number): E.Either<Refusal, readonly TenantEvent[]> => {
-  if (!s.exists) return E.left(notFound('tenant'));
-  if (items.length === 0) return E.left(invalid('revocations', 'a batch needs at least one revocation'));
-  const grants: Record<string, string[]> = Object.fromEntries(Object.entries(s.settings.grants).map(([k, v]) => [k, [...v]]));
-  const people: Record<string, { roles: string[]; teams: string[] }> = Object.fromEntries(
-    Object.entries(s.settings.people).map(([k, v]) => [k, { roles: [...v.roles], teams: [...v.teams] }]),
-  );
-  const plugins = { ...s.plugins };
-  const removed: string[] = [];
+export const judge = (before: Authority, after: Authority, items: readonly BatchItem[]): Revocation[] => {
   const revocations: Revocation[] = [];
-  const narrowed: { grantee: string; scope: string }[] = [];
-  const changedPeople = new Set<string>();
-
   for (const item of items) {
-    switch (item.kind) {
-      case 'kill_agent':
-        revocations.push({ kind: 'kill_agent', agent: item.agent });
-        break;
-      case 'plugin_removed':
-        delete plugins[item.plugin];
-        removed.push(item.plugin);
-        revocations.push({ kind: 'plugin_removed', plugin: item.plugin });
-        break;
-      case 'api_key_revoked':
-        revocations.push({ kind: 'api_key_revoked', key: item.key });
-        break;
-      case 'grant_narrowed':
-        grants[item.grantee] = without(grants[item.grantee] ?? [], [item.scope]);
-        narrowed.push({ grantee: item.grantee, scope: item.scope });
-        break;
-      case 'person_change': {
-        const p = people[item.person] ?? { roles: [], teams: [] };
-        people[item.person] = { roles: without(p.roles, item.remove_roles), teams: without(p.teams, item.remove_teams) };
-        changedPeople.add(item.person);
-        break;
-      }
-    }
+    if (item.kind === 'kill_agent') revocations.push({ kind: 'kill_agent', agent: item.agent });
+    if (item.kind === 'plugin_removed') revocations.push({ kind: 'plugin_removed', plugin: item.plugin });
+    if (item.kind === 'api_key_revoked') revocations.push({ kind: 'api_key_revoked', key: item.key });
   }
-  for (const n of narrowed) {
-    const grantee = plugins[n.grantee];
-    const reach = grantee ? startScopes(grantee, grants[n.grantee] ?? [], plugins) : [];
-    if (!reach.includes(n.scope)) revocations.push({ kind: 'grant_narrowed', grantee: n.grantee, scope: n.scope });
+  const narrowed = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== 'grant_narrowed' || narrowed.has(`${item.grantee}\n${item.scope}`)) continue;
+    narrowed.add(`${item.grantee}\n${item.scope}`);
+    const grantee = own(after.plugins, item.grantee);
+    const reach = grantee ? startScopes(grantee, own(after.settings.grants, item.grantee) ?? [], after.plugins) : [];
+    if (!reach.includes(item.scope)) revocations.push({ kind: 'grant_narrowed', grantee: item.grantee, scope: item.scope });
   }
-  for (const person of changedPeople)
-    if (!canStart(s.settings, person, people) && canStart(s.settings, person, s.settings.people)) revocations.push({ kind: 'person_revoked', person });
-
-  return E.right([
-    {
-      type: 'RevocationBatchApplied',
-      data: { tenant: s.id, epoch: s.authority_epoch + 1, items: [...items], revocations, grants, people, removed_plugins: removed, applied_ms: now },
-    },
+  const people = new Set([
+    ...Object.keys(before.settings.people),
+    ...Object.keys(after.settings.people),
+    ...items.flatMap((i) => (i.kind === 'person_change' ? [i.person] : [])),
   ]);
+  for (const person of [...people].sort())
+    if (hasStartPath(before.settings, person) && !hasStartPath(after.settings, person)) revocations.push({ kind: 'person_revoked', person });
+  return revocations;
+};
+
+/** The one epoch step of a batch, with the settings it leaves. */
+export const batchApplied = (
+  s: Existing,
+  items: readonly BatchItem[],
+  after: Authority & { removed: readonly string[] },
+  now: number,
+  requestId: string | undefined,
+): BatchApplied => ({
+  type: 'RevocationBatchApplied',
+  data: {
+    tenant: s.id,
+    epoch: s.authority_epoch + 1,
+    items: [...items],
+    revocations: judge(s, after, items),
+    grants: after.settings.grants,
+    people: after.settings.people,
+    start_roles: after.settings.start_roles,
+    start_teams: after.settings.start_teams,
+    removed_plugins: [...after.removed],
+    applied_ms: now,
+    ...(requestId === undefined ? {} : { request_id: requestId }),
+  },
+});
+
+/** A request id already answered: by an earlier answer of the same kind, or a conflict. */
+export const earlierAnswer = (s: Existing, requestId: string | undefined, kind: 'plugin' | 'revocations'): E.Either<Refusal, boolean> => {
+  if (requestId === undefined) return E.right(false);
+  const earlier = own(s.requests, requestId);
+  if (earlier === undefined) return E.right(false);
+  return earlier.kind === kind ? E.right(true) : E.left(refusal('already_exists', { request_id: requestId, reason: `the request id answered a ${earlier.kind === 'plugin' ? 'plugin install' : 'revocation batch'}` }));
+};
+
+/**
+ * Applies a whole batch, then judges it (SPEC §6). One epoch step per batch; a batch whose
+ * request id was answered before writes nothing (the handler answers the earlier answer).
+ */
+export const decideRevocations = (s: TenantState, items: readonly BatchItem[], now: number, requestId?: string): E.Either<Refusal, readonly TenantEvent[]> => {
+  if (!s.exists) return E.left(notFound('tenant'));
+  const retried = earlierAnswer(s, requestId, 'revocations');
+  if (E.isLeft(retried)) return retried;
+  if (retried.right) return E.right([]);
+  if (items.length === 0) return E.left(invalid('revocations', 'a batch needs at least one revocation'));
+  return E.right([batchApplied(s, items, applyItems(s, items), now, requestId)]);
 };

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
+import { nullable } from '../events/schema.ts';
 
-/** SPEC §3 and §6: a tenant's settings as they travel in events. */
-export const TenantSettingsCodec = t.type({
+const requiredSettings = {
   default_end_days: t.number,
   max_end_days: t.number,
   caps: t.type({ records: t.number, bytes: t.number }),
@@ -14,10 +14,15 @@ export const TenantSettingsCodec = t.type({
   start_roles: t.array(t.string),
   start_teams: t.array(t.string),
   people: t.record(t.string, t.type({ roles: t.array(t.string), teams: t.array(t.string) })),
-});
+};
+/** Added after release: absent in older events, where it means none. */
+const optionalSettings = { max_depth: nullable(t.number) };
+
+/** SPEC §3 and §6: a tenant's settings as they travel in events. */
+export const TenantSettingsCodec = t.intersection([t.type(requiredSettings), t.partial(optionalSettings)]);
 export type TenantSettings = t.TypeOf<typeof TenantSettingsCodec>;
 
-export const TenantSettingsPatchCodec = t.partial(TenantSettingsCodec.props);
+export const TenantSettingsPatchCodec = t.partial({ ...requiredSettings, ...optionalSettings });
 export type TenantSettingsPatch = t.TypeOf<typeof TenantSettingsPatchCodec>;
 
 export const MIB = 1024 * 1024;
@@ -35,6 +40,7 @@ export const defaultSettings = (): TenantSettings => ({
   start_roles: [],
   start_teams: [],
   people: {},
+  max_depth: null,
 });
 
 export const applyPatch = (settings: TenantSettings, patch: TenantSettingsPatch): TenantSettings => ({

@@ -29,7 +29,18 @@ export type TenantState =
       readonly holds: Readonly<Record<string, { selector: Selector; reason: string }>>;
       /** Data subjects whose erasure waits on holds. */
       readonly pending_erasures: readonly string[];
+      /** The highest install_gen each plugin name ever had, installed now or removed. */
+      readonly install_gens: Readonly<Record<string, number>>;
+      /** Revocations that stick (SPEC §6): killed agents (`<plugin>/<agent>`) until lifted, revoked api keys. */
+      readonly killed_agents: readonly string[];
+      readonly revoked_keys: readonly string[];
+      /** Answered request ids: a retry answers the earlier answer and writes nothing. */
+      readonly requests: Readonly<Record<string, AnsweredRequest>>;
+      /** Each batch's signed receipt, by epoch. */
+      readonly receipts: Readonly<Record<number, Record<string, unknown>>>;
     };
+
+export type AnsweredRequest = { readonly kind: 'plugin'; readonly plugin: PluginInstall } | { readonly kind: 'revocations'; readonly epoch: number };
 
 export const initialTenantState = (): TenantState => ({ exists: false });
 
@@ -46,23 +57,52 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         plugins: {},
         holds: {},
         pending_erasures: [],
+        install_gens: {},
+        killed_agents: [],
+        revoked_keys: [],
+        requests: {},
+        receipts: {},
       };
     case 'TenantSettingsChanged':
       if (!state.exists) return state;
       return { ...state, settings: applyPatch(state.settings, event.data.changes), settings_version: state.settings_version + 1 };
     case 'PluginInstalled': {
       if (!state.exists) return state;
-      const { name, install_gen, scopes, functions, agents, startup } = event.data;
-      return { ...state, plugins: { ...state.plugins, [name]: { name, install_gen, scopes, functions, agents, startup } } };
+      const { name, install_gen, scopes, functions, agents, startup, request_id } = event.data;
+      const plugin = { name, install_gen, scopes, functions, agents, startup };
+      return {
+        ...state,
+        plugins: { ...state.plugins, [name]: plugin },
+        install_gens: { ...state.install_gens, [name]: Math.max(install_gen, state.install_gens[name] ?? 0) },
+        requests: request_id === undefined ? state.requests : { ...state.requests, [request_id]: { kind: 'plugin', plugin } },
+      };
     }
     case 'RevocationBatchApplied': {
       if (!state.exists) return state;
       const d = event.data;
       const plugins = Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
-      return { ...state, authority_epoch: d.epoch, plugins, settings: { ...state.settings, grants: d.grants, people: d.people } };
+      const killed = d.items.flatMap((i) => (i.kind === 'kill_agent' ? [i.agent] : []));
+      const keys = d.items.flatMap((i) => (i.kind === 'api_key_revoked' ? [i.key] : []));
+      return {
+        ...state,
+        authority_epoch: d.epoch,
+        plugins,
+        settings: {
+          ...state.settings,
+          grants: d.grants,
+          people: d.people,
+          ...(d.start_roles ? { start_roles: d.start_roles } : {}),
+          ...(d.start_teams ? { start_teams: d.start_teams } : {}),
+        },
+        killed_agents: [...new Set([...state.killed_agents, ...killed])],
+        revoked_keys: [...new Set([...state.revoked_keys, ...keys])],
+        requests: d.request_id === undefined ? state.requests : { ...state.requests, [d.request_id]: { kind: 'revocations', epoch: d.epoch } },
+      };
     }
     case 'RevocationReceiptIssued':
-      return state;
+      return state.exists ? { ...state, receipts: { ...state.receipts, [event.data.epoch]: event.data.receipt } } : state;
+    case 'AgentKillLifted':
+      return state.exists ? { ...state, killed_agents: state.killed_agents.filter((a) => a !== event.data.agent) } : state;
     case 'HoldPlaced':
       return state.exists ? { ...state, holds: { ...state.holds, [event.data.hold]: { selector: event.data.selector, reason: event.data.reason } } } : state;
     case 'HoldReleased': {

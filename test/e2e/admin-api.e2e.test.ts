@@ -30,11 +30,11 @@ describe('admin API: tenants and plugins', () => {
     expect((await svc.admin('PATCH', '/v1/tenants/nobody', { retention_days: 1 })).status).toBe(404);
   });
 
-  it('installs a plugin again with the next install_gen', async () => {
+  it('installs a plugin again as an upgrade that keeps its install_gen (SPEC §6)', async () => {
     const again = await svc.admin('POST', '/v1/tenants/beta/plugins', { name: 'tool', functions: ['a'], agents: [] });
     expect(again.body).toMatchObject({ install_gen: 1, plugin: { name: 'tool', scopes: ['agent', 'project', 'tenant'] } });
     const second = await svc.admin('POST', '/v1/tenants/beta/plugins', { name: 'tool', functions: ['a', 'b'], agents: [], scopes: ['tenant'] });
-    expect(second.body).toMatchObject({ install_gen: 2, plugin: { functions: ['a', 'b'], scopes: ['tenant'] } });
+    expect(second.body).toMatchObject({ install_gen: 1, plugin: { functions: ['a', 'b'], scopes: ['tenant'] } });
   });
 });
 

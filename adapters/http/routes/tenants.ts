@@ -4,7 +4,7 @@ import { getTenant } from '../../../queries/tenants.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { ADMIN, PUBLIC } from '../route-auth.ts';
-import { CreateTenantBody, InstallPluginBody, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
+import { CreateTenantBody, InstallPluginBody, KillParams, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
 
 const security = [{ admin: [] }];
 
@@ -20,14 +20,23 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   });
 
   r.patch('/v1/tenants/:t', { config: ADMIN, schema: { params: TenantParams, body: TenantSettingsPatch, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.tenants.changeSettings(req.params.t, req.body, { correlationId: req.id }), (v) => ({ tenant: v.tenant })));
+    answer(reply, deps.runner, await deps.revocations.changeSettings(req.params.t, req.body, { correlationId: req.id }), (v) => ({
+      tenant: v.tenant,
+      // A change that took authority away was a revocation batch (SPEC §6).
+      ...(v.revocation ? { revocation: { epoch: v.revocation.epoch, stopped: v.revocation.stopped, indeterminate: v.revocation.indeterminate, receipt: v.revocation.receipt } } : {}),
+    })));
 
   r.post('/v1/tenants/:t/plugins', { config: ADMIN, schema: { params: TenantParams, body: InstallPluginBody, security, tags: ['admin'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
       (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }), 201));
 
   r.post('/v1/tenants/:t/revocations', { config: ADMIN, schema: { params: TenantParams, body: RevocationsBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.revocations.apply(req.params.t, req.body.revocations), ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt })));
+    answer(reply, deps.runner, await deps.revocations.apply(req.params.t, req.body.revocations, req.body.request_id), ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt })));
+
+  r.delete('/v1/tenants/:t/kills/:plugin/:agent', { config: ADMIN, schema: { params: KillParams, security, tags: ['admin'], summary: 'lifts a kill_agent: the agent starts jobs again' } }, async (req, reply) => {
+    const agent = `${req.params.plugin}/${req.params.agent}`;
+    return answer(reply, deps.runner, await deps.tenants.liftKill(req.params.t, agent, { correlationId: req.id }), () => ({ agent, lifted: true }));
+  });
 
   r.get('/v1/audit-key', { config: PUBLIC, schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
     reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey));

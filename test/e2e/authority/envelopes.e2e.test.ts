@@ -22,7 +22,7 @@ describe('block 0 and the envelope hash', () => {
     expect(envelope.blocks[0].block).toMatchObject({ subject: 'user:ada', agent: 'lead', plugin: 'boss', install_gen: 1, budget_usd: 5, epoch: 1, level: 'L2', depth: 0 });
     expect(Object.keys(envelope.blocks[0].block).sort()).toEqual([
       'agent', 'agent_version', 'budget_usd', 'constraints_digest', 'depth', 'epoch', 'expires_ms', 'granted_by', 'install_gen', 'job', 'labels',
-      'level', 'level_policy_version', 'max_depth', 'plugin', 'policy_version', 'purpose', 'scopes', 'subject',
+      'level', 'level_policy_version', 'max_depth', 'plugin', 'policy_version', 'purpose', 'run', 'scopes', 'subject',
     ]);
     expect(job.envelope).toBe(envelope.hash);
     expect(job.constraints_digest).toMatch(/^[0-9a-f]{64}$/);

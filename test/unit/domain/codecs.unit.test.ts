@@ -13,7 +13,7 @@ const jobStarted = fc.record({
   tenant: text, job: text, run: fc.integer({ min: 1, max: 9 }), agent: text, plugin: text, install_gen: fc.integer({ min: 1, max: 9 }),
   purpose: text, subject: text, data_subject: fc.option(text, { nil: null }), labels: strings, scopes: strings,
   startup_function: fc.option(text, { nil: null }), budget_usd: fc.option(fc.double({ min: 0, max: 1e6, noNaN: true }), { nil: null }),
-  max_depth: fc.integer({ min: 0, max: 32 }), expires_ms: ms, constraints: fc.jsonValue(), parent: fc.option(text, { nil: null }), start_digest: text, started_ms: ms,
+  max_depth: fc.option(fc.integer({ min: 0, max: 32 }), { nil: null }), expires_ms: fc.option(ms, { nil: null }), constraints: fc.jsonValue(), parent: fc.option(text, { nil: null }), start_digest: text, started_ms: ms,
 }).map((data): DomainEvent => ({ type: 'JobStarted', data }));
 
 const callMinted = fc.record({
@@ -24,9 +24,25 @@ const callMinted = fc.record({
 const pluginInstalled = fc.record({
   tenant: text, name: text, install_gen: fc.nat(9), scopes: fc.subarray(['agent', 'project', 'tenant'] as ('agent' | 'project' | 'tenant')[]),
   functions: strings, agents: strings, startup: fc.option(text, { nil: null }), installed_ms: ms,
-}).map((data): DomainEvent => ({ type: 'PluginInstalled', data }));
+}, ).chain((data) => fc.option(text, { nil: undefined }).map((request_id) => (request_id === undefined ? data : { ...data, request_id }))).map((data): DomainEvent => ({ type: 'PluginInstalled', data }));
 
 describe('event codecs', () => {
+  it('decodes the v1 shapes written before ceilings could be none and request ids existed (SPEC §6 corrections)', () => {
+    const block = {
+      job: 'j', subject: 'user:ada', agent: 'a', agent_version: '1', plugin: 'p', install_gen: 2, purpose: '', scopes: ['plugin:p'], budget_usd: null,
+      max_depth: 4, depth: 0, expires_ms: 86_400_000, policy_version: 1, epoch: 1, level: 'L2', granted_by: 'tenant:t', level_policy_version: 1,
+      labels: [], constraints_digest: 'd',
+    };
+    const v1: [string, unknown][] = [
+      ['EnvelopeBlockAppended', { tenant: 't', job: 'j', run: 1, index: 0, signed: { block, mac: 'm' } }],
+      ['PluginInstalled', { tenant: 't', name: 'p', install_gen: 3, scopes: ['tenant'], functions: [], agents: [], startup: null, installed_ms: 1 }],
+      ['RevocationBatchApplied', { tenant: 't', epoch: 2, items: [{ kind: 'kill_agent', agent: 'p/a' }], revocations: [{ kind: 'kill_agent', agent: 'p/a' }], grants: {}, people: {}, removed_plugins: [], applied_ms: 1 }],
+      ['TenantSettingsChanged', { tenant: 't', changes: { retention_days: 3 }, changed_ms: 1 }],
+    ];
+    for (const [type, data] of v1) expect(eventRegistry.decode(type, 1, data)).toEqual(E.right({ type, data }));
+  });
+
+
   it('every event survives encode → JSON → decode unchanged', () => {
     fc.assert(
       fc.property(fc.oneof(jobStarted, callMinted, pluginInstalled), (event) => {

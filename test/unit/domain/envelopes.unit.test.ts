@@ -37,7 +37,7 @@ describe('block 0', () => {
     const chain = chainOf(root);
     expect(chain).toHaveLength(1);
     expect(chain[0]!.block).toEqual({
-      job: 'root', subject: 'user:ada', agent: 'lead', agent_version: '1', plugin: 'boss', install_gen: 1, purpose: expect.stringMatching(/^[0-9a-f]{64}$/),
+      job: 'root', run: 1, subject: 'user:ada', agent: 'lead', agent_version: '1', plugin: 'boss', install_gen: 1, purpose: expect.stringMatching(/^[0-9a-f]{64}$/),
       scopes: ['agent:boss/lead', 'agent:mail/postman', 'agent:worker/hand', 'plugin:boss', 'plugin:mail', 'plugin:worker', 'tool:boss/plan', 'tool:mail/send', 'tool:worker/do'],
       budget_usd: 10, max_depth: 2, depth: 0, expires_ms: 61_000, policy_version: 1, epoch: 3, level: 'L2', granted_by: 'tenant:acme',
       level_policy_version: 1, labels: ['internal'], constraints_digest: constraintsDigest(['cite the ticket']),

@@ -113,8 +113,13 @@ describe('job decider: calls', () => {
     expect(given([]).when(mint())).toEqual(E.left({ error: 'not_found', what: 'job' }));
     const ended = events(given(started).when({ type: 'EndJob', job: 'j1', now: 3000 }));
     expect(given([...started, ...ended]).when(mint())).toEqual(E.left({ error: 'job_not_running', status: 'ended' }));
-    const expires = (started[0]!.data as { expires_ms: number }).expires_ms;
-    expect(given(started).when(mint({ now: expires }))).toEqual(E.left({ error: 'job_not_running', status: 'expired' }));
+    // Ceilings default to none (SPEC §6): only a job started with a timeout expires.
+    expect((started[0]!.data as { expires_ms: number | null }).expires_ms).toBeNull();
+    expect(E.isRight(given(started).when(mint({ now: 1e15 })))).toBe(true);
+    const timed = events(given([]).when(start({ ...request, timeout_ms: 60_000 })));
+    const expires = (timed[0]!.data as { expires_ms: number }).expires_ms;
+    expect(expires).toBe(61_000);
+    expect(given(timed).when(mint({ now: expires }))).toEqual(E.left({ error: 'job_not_running', status: 'expired' }));
   });
 
   it('ends a call once; ending it again changes nothing; an unknown call is not found', () => {

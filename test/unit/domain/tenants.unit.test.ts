@@ -42,12 +42,12 @@ describe('tenant decider', () => {
     expect(then).toEqual(E.right([{ type: 'TenantSettingsChanged', data: { tenant: 'acme', changes: { retention_days: 7 }, changed_ms: 9 } }]));
   });
 
-  it('installs a plugin with all scope kinds by default and counts install generations', () => {
+  it('installs a plugin with all scope kinds by default; an upgrade keeps its install generation (SPEC §6)', () => {
     const install = (): TenantCommand => ({ type: 'InstallPlugin', tenant: 'acme', name: 'notes', functions: ['save'], agents: ['scribe'], now: 3 });
     const first = given([created]).when(install());
     expect(E.isRight(first) && first.right[0]!.data).toMatchObject({ install_gen: 1, scopes: ['agent', 'project', 'tenant'], startup: null });
     const again = given([created, ...(E.isRight(first) ? first.right : [])]).when({ ...install(), scopes: ['tenant'] } as TenantCommand);
-    expect(E.isRight(again) && again.right[0]!.data).toMatchObject({ install_gen: 2, scopes: ['tenant'] });
+    expect(E.isRight(again) && again.right[0]!.data).toMatchObject({ install_gen: 1, scopes: ['tenant'] });
   });
 
   it('refuses a startup function the plugin does not declare, and duplicate names', () => {
