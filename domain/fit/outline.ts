@@ -33,9 +33,16 @@ const markdownParts = (lines: readonly string[]): Part[] | null => {
     const sentence = firstSentence(lines.slice(0, top));
     parts.push({ title: '(before the first heading)', outline: `(before the first heading, ${lineSpan(0, top)})`, summary: sentence, spans: [[0, top]], names: [] });
   }
+  // Where each heading's part ends: at the next heading as high (a stack keeps this linear).
+  const ends: number[] = new Array<number>(heads.length);
+  const stack: number[] = [];
+  for (let k = heads.length - 1; k >= 0; k--) {
+    while (stack.length > 0 && heads[stack[stack.length - 1]!]!.level > heads[k]!.level) stack.pop();
+    ends[k] = stack.length > 0 ? heads[stack[stack.length - 1]!]!.at : lines.length;
+    stack.push(k);
+  }
   heads.forEach((h, k) => {
-    const next = heads.slice(k + 1).find((o) => o.level <= h.level);
-    const end = next ? next.at : lines.length;
+    const end = ends[k]!;
     const own = heads[k + 1] ? heads[k + 1]!.at : lines.length;
     const mark = `${'#'.repeat(h.level)} ${h.title}`;
     const sentence = firstSentence(lines.slice(h.at + 1, own));
