@@ -34,7 +34,7 @@ const PER_RUN = [0, 0, 0, 0, 0, 0.1, 0.71, 0.47, 1.4, 1.4, 0.69, 0.5, 0.5, 0.1];
 const ASCII_COST = [
   [0, 1, 1, 1.06, 1.07, 2, 1.93, 1.92, 2.05, 2.05, 1.8, 2.3, 2.1, 2.4, 2.8, 2.6, 2.8],
   [0, 1, 1, 1.01, 1.04, 1.45, 1.43, 1.8, 1.97, 2.13, 2.1, 2.5, 2.45, 2.7, 3.3, 3.3, 3.5],
-  [0, 1.01, 1.16, 1.17, 1.28, 1.9, 2.25, 2.5, 2.4, 2.5, 2.45, 2.6, 2.5, 3.3, 3.5, 3.4, 3.5],
+  [0, 1.01, 1.1, 1.12, 1.18, 1.8, 2.1, 2.4, 2.3, 2.5, 2.45, 2.6, 2.5, 3.3, 3.5, 3.4, 3.5],
 ];
 const LONG_WORD = 0.22;
 // A word cl100k holds whole (COMMON_WORDS), lower case or capitalized, by prefix.
@@ -58,6 +58,8 @@ const COMMON = new Set(COMMON_WORDS.map(hashWord));
 const PUNCT_COST = [0, 1, 1.01, 1.08, 1.16, 1.36, 2.3];
 const MORE_SEGMENTS = 0.8;
 const LONG_SEGMENT = 16;
+// A non-ASCII mark repeated (a box-drawing rule) costs this much after its first.
+const REPEATED_MARK = 1 / 3;
 // White space runs longer than this weigh one token per WS_CHARS characters.
 const WS_RUN = 32;
 const WS_CHARS = 4;
@@ -117,6 +119,10 @@ const asciiRun = (prefix: number, letters: number): number => {
   return letters < costs.length ? costs[letters]! : costs[costs.length - 1]! + (letters - costs.length + 1) * LONG_WORD;
 };
 
+/** One hump of a camelCase word: a common word costs about one token, others by length. */
+const humpOf = (hash: number, length: number, slot: number): number =>
+  length >= COMMON_MIN && COMMON.has(hash) ? COMMON_COST[slot]! : asciiRun(slot, length);
+
 /** Estimated cl100k tokens of `text`; 0 only for the empty string. Pure and deterministic. */
 export function weigh(text: string): number {
   const n = text.length;
@@ -131,29 +137,47 @@ export function weigh(text: string): number {
   while (i < n) {
     const kind = CLASS[text.charCodeAt(i)]!;
     if (isLetter(kind)) {
+      const slot = prefix === 1 ? 1 : prefix === 2 ? 2 : 0;
       let ascii = 0;
       let extra = 0;
       let lift = 0;
       let hash = 0;
       // Upper-case letters after the first: a camel-case or all-caps run is no common word.
       let inner = 0;
+      // camelCase is charged by its humps: `createProjectionRunner` is create + Projection + Runner.
+      let humps = 0;
+      let humpCost = 0;
+      let humpHash = 0;
+      let humpLength = 0;
+      let lower = false;
       let j = i;
       for (; j < n; j++) {
         const c = text.charCodeAt(j);
         const k = CLASS[c]!;
         if (k === ASCII) {
+          const upper = c < 0x61;
+          if (upper && lower) {
+            humpCost += humpOf(humpHash, humpLength, humps === 0 ? slot : 0);
+            humps++;
+            humpHash = 0;
+            humpLength = 0;
+          }
           ascii++;
           hash = (Math.imul(hash, 31) + (c | 0x20)) | 0;
-          if (c < 0x61 && j > i) inner++;
+          humpHash = (Math.imul(humpHash, 31) + (c | 0x20)) | 0;
+          humpLength++;
+          lower = !upper;
+          if (upper && j > i) inner++;
         } else if (k >= LATIN) {
           if (k === UMLAUT) umlauts++;
           extra += PER_LETTER[k]!;
           if (PER_RUN[k]! > lift) lift = PER_RUN[k]!;
+          lower = false;
         } else break;
       }
-      const slot = prefix === 1 ? 1 : prefix === 2 ? 2 : 0;
       letters += ascii;
-      if (extra === 0 && inner === 0 && ascii >= COMMON_MIN && COMMON.has(hash)) total += COMMON_COST[slot]!;
+      if (extra === 0 && humps > 0) total += humpCost + humpOf(humpHash, humpLength, 0);
+      else if (extra === 0 && inner === 0 && ascii >= COMMON_MIN && COMMON.has(hash)) total += COMMON_COST[slot]!;
       else {
         const cost = asciiRun(extra === 0 ? slot : 0, ascii);
         if (ascii >= COMMON_MIN) uncommon += cost;
@@ -208,20 +232,23 @@ export function weigh(text: string): number {
     let other = 0;
     let long = 0;
     let last = -1;
-    let from = i;
+    // Where the current segment of one repeated ASCII mark began (-1: none open).
+    let from = -1;
     let j = i;
     for (; j < n; j++) {
       const c = text.charCodeAt(j);
       if (CLASS[c] !== PUNCT) break;
-      if (c >= 0x80) other++;
-      else if (c !== last) {
-        long += Math.floor((j - from) / LONG_SEGMENT);
+      if (c === last && c < 0x80) continue;
+      if (from >= 0) long += Math.floor((j - from) / LONG_SEGMENT);
+      from = -1;
+      if (c >= 0x80) other += c === last ? REPEATED_MARK : 1;
+      else {
         segments++;
-        last = c;
         from = j;
       }
+      last = c;
     }
-    if (last >= 0) long += Math.floor((j - from) / LONG_SEGMENT);
+    if (from >= 0) long += Math.floor((j - from) / LONG_SEGMENT);
     while (j < n && CLASS[text.charCodeAt(j)] === BREAK) j++;
     const top = PUNCT_COST.length - 1;
     total += (segments <= top ? PUNCT_COST[segments]! : PUNCT_COST[top]! + (segments - top) * MORE_SEGMENTS) + long + other;
