@@ -80,7 +80,9 @@ export const fitShape = (shape: Shape, options: FitOptions, noun: string): Fitte
   const budget = normalBudget(options.budget) ?? null;
   const size = measure(withHead(shape.full)).tokens;
   const query = options.query !== undefined && options.query.trim() !== '' ? options.query.trim() : undefined;
-  const start: View = options.view ?? (query !== undefined ? 'section' : 'full');
+  // A view that is none of the four (untyped input) counts as left out.
+  const asked = options.view !== undefined && ORDER.includes(options.view) ? options.view : undefined;
+  const start: View = asked ?? (query !== undefined ? 'section' : 'full');
   let refused: Refusal | null = null;
   let missing: Story['missing'] = null;
   const answer = (view: View, text: string, size_: Measure, extra: Partial<Story> = {}): Fitted => ({

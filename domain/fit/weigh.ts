@@ -2,10 +2,11 @@ import { COMMON_WORDS } from './common-words.ts';
 
 // weigh(text): the platform's estimate of the tokens a cl100k-class tokenizer makes of `text`.
 //
-// One pass over the UTF-16 code units, no regular expression and no vocabulary: the text is cut
+// One pass over the UTF-16 code units, no regular expression and no BPE merges: the text is cut
 // into the pieces cl100k's pre-tokenizer makes (a letter run with at most one leading space or
 // mark, digits in runs of three, a punctuation run, white space up to a newline), and each piece
 // is charged a cost fitted on the corpus in test/fixtures/fit-corpus (see fit-costs.ts there).
+// The only table of words is COMMON_WORDS: words the tokenizer holds whole, looked up by hash.
 // Long runs of white space are charged by their length, unlike the tokenizer, which takes a page
 // of spaces for a few tokens: an answer padded with white space must not slip past a budget.
 

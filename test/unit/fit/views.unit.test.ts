@@ -149,3 +149,10 @@ describe('views', () => {
     expect(summary).toContain('export const CONTEXT = 128_000; — The context a model is taken to have when a budget is filled in for it.');
   });
 });
+
+describe('views of untyped input', () => {
+  it('takes a view that is none of the four as left out', () => {
+    const r = fitDocument('# A\n\nShort.\n', { view: 'everything' as never, budget: 1000 });
+    expect(r.fit?.view).toBe('full');
+  });
+});
