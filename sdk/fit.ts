@@ -7,6 +7,7 @@ export {
   fitDiff,
   fitJson,
   jsonLines,
+  linesOf,
   defaultBudget,
   wanted,
   VIEWS,

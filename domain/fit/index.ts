@@ -7,4 +7,5 @@ export { fitJson, jsonLines } from './json.ts';
 export { defaultBudget, CONTEXT, MIN_BUDGET, MAX_BUDGET } from './budget.ts';
 export { CAP, CAP_CHARS, CHARS_PER_TOKEN, charsOf, countChars } from './bounds.ts';
 export { VIEWS, wanted } from './types.ts';
+export { linesOf } from './shape.ts';
 export type { View, FitOptions, FitNote, Fitted } from './types.ts';

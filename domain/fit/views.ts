@@ -78,21 +78,22 @@ export const fitShape = (shape: Shape, options: FitOptions, noun: string): Fitte
   const withHead = (body: string): string => (head !== undefined && head !== '' ? `${head}\n${body}` : body);
   const bounds = boundsOf(options);
   const budget = normalBudget(options.budget) ?? null;
-  const size = measure(withHead(shape.full)).tokens;
+  const whole = measure(withHead(shape.full));
+  const size = whole.tokens;
   const query = options.query !== undefined && options.query.trim() !== '' ? options.query.trim() : undefined;
   // A view that is none of the four (untyped input) counts as left out.
   const asked = options.view !== undefined && ORDER.includes(options.view) ? options.view : undefined;
   const start: View = asked ?? (query !== undefined ? 'section' : 'full');
   let refused: Refusal | null = null;
   let missing: Story['missing'] = null;
-  const answer = (view: View, text: string, size_: Measure, extra: Partial<Story> = {}): Fitted => ({
+  const answer = (view: View, text: string, measured: Measure, extra: Partial<Story> = {}): Fitted => ({
     text,
     fit: {
       view,
       budget,
       size,
-      tokens: size_.tokens,
-      omitted: omitted({ view, name, size, tokens: size_.tokens, query, refused, missing, queries: shape.queries, ...extra }),
+      tokens: measured.tokens,
+      omitted: omitted({ view, name, size, tokens: measured.tokens, query, refused, missing, queries: shape.queries, ...extra }),
     },
   });
   for (const view of ORDER.slice(ORDER.indexOf(start))) {
@@ -113,7 +114,7 @@ export const fitShape = (shape: Shape, options: FitOptions, noun: string): Fitte
       section = found.what;
     } else body = view === 'full' ? shape.full : summaryOf(shape, name, size);
     const text = withHead(body);
-    const m = measure(text);
+    const m = view === 'full' ? whole : measure(text);
     const over = broken(bounds, m);
     if (over.length === 0) return answer(view, text, m, section !== undefined ? { section } : {});
     refused ??= { view, tokens: m.tokens, bounds: over };
