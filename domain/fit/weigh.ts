@@ -61,8 +61,9 @@ const MORE_SEGMENTS = 0.8;
 const LONG_SEGMENT = 16;
 // A non-ASCII mark repeated (a box-drawing rule) costs this much after its first.
 const REPEATED_MARK = 1 / 3;
-// White space runs longer than this weigh one token per WS_CHARS characters.
-const WS_RUN = 32;
+// White space runs longer than this weigh one token per WS_CHARS characters (as much as prose);
+// shorter ones (indentation, an aligned continuation line) as the tokenizer charges them.
+const WS_RUN = 64;
 const WS_CHARS = 4;
 
 const CLASS = new Uint8Array(65536);
