@@ -6,6 +6,9 @@ import { lineSpan, linesOf, type Part, type Shape } from './shape.ts';
 
 const HEADING = /^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*\r?$/;
 const FENCE = /^\s*(```|~~~)/;
+// A Setext heading: a line of text underlined with === (level 1) or --- (level 2).
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*\r?$/;
+const NOT_SETEXT = /^\s*([-*+>|]|\d+[.)])(\s|$)|^ {4}|^\s*(---|===)/;
 const TS_DEFINITION = /^(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?(function\*?|class|const|let|var|interface|type|enum|namespace)[ \t]+([A-Za-z_$][\w$]*)/;
 const PY_DEFINITION = /^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)/;
 const CLOSER = /^[)\]}]/;
@@ -17,15 +20,23 @@ const indentOf = (line: string): number => line.length - line.trimStart().length
 const blank = (line: string): boolean => line.trim() === '';
 
 const markdownParts = (lines: readonly string[]): Part[] | null => {
-  const heads: Array<{ at: number; level: number; title: string }> = [];
+  // `body` is where a heading's own text starts: after its line, or after a Setext underline.
+  const heads: Array<{ at: number; body: number; level: number; title: string }> = [];
   let fenced = false;
-  lines.forEach((line, at) => {
+  for (let at = 0; at < lines.length; at++) {
+    const line = lines[at]!;
     if (FENCE.test(line)) fenced = !fenced;
-    else if (!fenced) {
-      const m = HEADING.exec(line);
-      if (m) heads.push({ at, level: m[1]!.length, title: m[2]!.trim() });
+    if (fenced || FENCE.test(line)) continue;
+    const m = HEADING.exec(line);
+    if (m) heads.push({ at, body: at + 1, level: m[1]!.length, title: m[2]!.trim() });
+    else if (!blank(line) && !NOT_SETEXT.test(line) && at + 1 < lines.length) {
+      const under = SETEXT.exec(lines[at + 1]!);
+      if (under) {
+        heads.push({ at, body: at + 2, level: under[1]!.startsWith('=') ? 1 : 2, title: line.trim() });
+        at++;
+      }
     }
-  });
+  }
   if (heads.length === 0) return null;
   const parts: Part[] = [];
   const top = heads[0]!.at;
@@ -45,7 +56,7 @@ const markdownParts = (lines: readonly string[]): Part[] | null => {
     const end = ends[k]!;
     const own = heads[k + 1] ? heads[k + 1]!.at : lines.length;
     const mark = `${'#'.repeat(h.level)} ${h.title}`;
-    const sentence = firstSentence(lines.slice(h.at + 1, own));
+    const sentence = firstSentence(lines.slice(h.body, own));
     parts.push({
       title: h.title,
       outline: `${mark} (${lineSpan(h.at, end)})`,

@@ -9,7 +9,7 @@ import { weigh } from '../../../domain/fit/weigh.ts';
 const rule = '-'.repeat(80);
 // Rules weigh little for their length: many characters, few tokens.
 const ruled = (parts: number, lines: number) =>
-  Array.from({ length: parts }, (_, p) => [`## Part ${p}`, `Part ${p} begins here.`, ...Array.from({ length: lines }, () => rule)].join('\n')).join('\n');
+  Array.from({ length: parts }, (_, p) => [`## Part ${p}`, `Part ${p} begins here.`, '', ...Array.from({ length: lines }, () => rule)].join('\n')).join('\n');
 // Han text weighs more than a token a character: many tokens, few characters.
 const han = (chars: number) => `# 概述\n${'这个服务把每一次修改都保存在日志中。'.repeat(Math.ceil(chars / 18)).slice(0, chars)}\n`;
 

@@ -140,3 +140,11 @@ describe('query forms', () => {
     expect(fitJson(JSON.parse(JSON.stringify(items)), { budget: 1000 }).text).toBe(jsonLines(items));
   });
 });
+
+describe('Setext headings', () => {
+  it('reads a line underlined with === or --- as a heading', () => {
+    const page = ['Title', '=====', 'Intro here.', '', 'Usage', '-----', 'Call it.', '', '- item', '---', 'After a rule.', ''].join('\n');
+    expect(fitDocument(page, { view: 'summary' }).text.split('\n').slice(1)).toEqual(['# Title: Intro here.', '## Usage: Call it.']);
+    expect(fitDocument(page, { query: 'Usage' }).text).toBe('Usage\n-----\nCall it.\n\n- item\n---\nAfter a rule.');
+  });
+});
