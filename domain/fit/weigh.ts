@@ -54,6 +54,7 @@ const hashWord = (word: string): number => {
   return h;
 };
 const COMMON = new Set(COMMON_WORDS.map(hashWord));
+
 // A punctuation run by its segments (runs of one repeated ASCII mark: `---` is one, `();` three);
 // a long segment (a rule of dashes) costs one more per LONG_SEGMENT marks; other marks one each.
 const PUNCT_COST = [0, 1, 1.01, 1.08, 1.16, 1.36, 2.3];
@@ -139,7 +140,7 @@ export function weigh(text: string): number {
   while (i < n) {
     const kind = CLASS[text.charCodeAt(i)]!;
     if (isLetter(kind)) {
-      const slot = prefix === 1 ? 1 : prefix === 2 ? 2 : 0;
+      const slot = prefix;
       let ascii = 0;
       let extra = 0;
       let lift = 0;
