@@ -7,11 +7,15 @@ import { benchEventStore } from './eventstore.ts';
 import { benchRecords } from './records.ts';
 import { benchKafka } from './kafka.ts';
 import { benchHostileUploads } from './hostile-uploads.ts';
+import { benchFit } from './fit.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-// BENCH_ONLY=eventstore,records,kafka,uploads picks sections (default: all).
-const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka,uploads').split(',');
+// BENCH_ONLY=eventstore,records,kafka,uploads,fit picks sections (default: all).
+const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka,uploads,fit').split(',');
+// The fit section is pure: it runs first and, alone, needs no database.
+if (only.includes('fit')) benchFit();
+if (only.every((section) => section === 'fit')) process.exit(process.exitCode ?? 0);
 const dir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(tmpdir(), 'custodian-bench-'));
 const server = dir ? await startEmbeddedPostgres({ dataDir: dir, database: 'bench', persistent: false }) : null;
 const url = process.env.DATABASE_URL ?? server!.url;

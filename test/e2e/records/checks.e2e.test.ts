@@ -44,12 +44,12 @@ describe('check 1: ticket and fence', () => {
   });
 
   it('fences a job past its expiry with 403 revoked', async () => {
-    const started = await svc.admin('POST', '/v1/tenants/acme/jobs', { id: 'short', agent: 'scribe', plugin: 'notes', subject: 's', timeout_ms: 1000 });
+    const started = await svc.admin('POST', '/v1/tenants/acme/jobs', { id: 'short', agent: 'scribe', plugin: 'notes', subject: 's', timeout_ms: 60_000 });
     expect(started.status).toBe(201);
     const minted = await svc.admin('POST', '/v1/tenants/acme/jobs/short/calls', { function: 'save' });
     const ticket = minted.body._meta['oz0/records'].ticket;
     expect((await records(svc, ticket, { op: 'list' })).status).toBe(200);
-    await svc.admin('POST', '/v1/_clock', { advance_ms: 2000 });
+    await svc.admin('POST', '/v1/_clock', { advance_ms: 120_000 });
     expect(await records(svc, ticket, { op: 'list' })).toEqual({ status: 403, body: { error: 'revoked', job_purpose: '' } });
   });
 });
