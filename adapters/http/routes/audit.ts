@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { invalid, refusal } from '../../../domain/shared/refusal.ts';
 import { auditSize, type AuditQueries } from '../../../queries/audit.ts';
+import { tenantExists } from '../../../queries/tenants.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
 import { ADMIN } from '../route-auth.ts';
 
@@ -10,7 +11,7 @@ const security = [{ admin: [] }];
 
 export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; db: ReadModelStore }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const known = async (tenant: string) => (await deps.db.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
+  const known = (tenant: string) => tenantExists(deps.db, tenant);
 
   r.get('/v1/tenants/:t/audit', { config: ADMIN, schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));

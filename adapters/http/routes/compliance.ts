@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as E from 'fp-ts/lib/Either.js';
 import type { ComplianceCommands } from '../../../commands/compliance.ts';
-import { appendFacts } from '../../../commands/append-facts.ts';
+import { handleCommand } from '../../../commands/handle.ts';
 import { importTenant } from '../../../commands/import.ts';
 import type { Clock } from '../../../domain/ports/clock.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
@@ -10,7 +10,10 @@ import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import type { Sealer } from '../../../domain/ports/sealer.ts';
 import { refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
+import { exportDecider } from '../../../domain/compliance/export.ts';
 import { exportTenant } from '../../../queries/export.ts';
+import { renewals } from '../../../queries/renewals.ts';
+import { tenantExists } from '../../../queries/tenants.ts';
 import { answer } from '../reply.ts';
 import { ADMIN } from '../route-auth.ts';
 import { MAX_IMPORT_BYTES } from '../body-limits.ts';
@@ -31,7 +34,7 @@ const security = [{ admin: [] }];
 
 export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const known = async (tenant: string) => (await deps.db.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
+  const known = (tenant: string) => tenantExists(deps.db, tenant);
 
   r.post('/v1/tenants/:t/holds', { config: ADMIN, schema: { params: TenantParams, body: HoldBody, security, tags: ['compliance'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.compliance.placeHold(req.params.t, req.body.selector, req.body.reason), (v) => ({ hold: v.hold }), 201));
@@ -49,12 +52,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
 
   r.get('/v1/tenants/:t/renewals', { config: ADMIN, schema: { params: TenantParams, querystring: RenewalsQuery, security, tags: ['compliance'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
-    const { rows } = await deps.db.query(
-      `SELECT plugin, scope, key, version, ends_at::float8 AS ends_at, requested_ms::float8 AS requested_ms FROM rm_renewals
-       WHERE tenant = $1 AND ($2::text IS NULL OR plugin = $2) ORDER BY plugin, scope, key`,
-      [req.params.t, req.query.plugin ?? null],
-    );
-    return reply.send({ renewals: rows });
+    return reply.send({ renewals: await renewals(deps.db, req.params.t, req.query.plugin ?? null) });
   });
 
   r.get('/v1/tenants/:t/export', { config: ADMIN, schema: { params: TenantParams, querystring: ExportQuery, security, tags: ['compliance'] } }, async (req, reply) => {
@@ -64,9 +62,9 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       versions: req.query.versions === 'true',
     });
     // Exports are audited; the audit fact lands after the position the export was built to.
-    await appendFacts(deps.store, `exports:${req.params.t}`, req.params.t, [
-      { type: 'TenantExported', data: { tenant: req.params.t, position: exported.position, records: exported.records, versions: exported.versions, sha256: exported.sha256, exported_ms: deps.clock.now() } },
-    ]);
+    const { position, records, versions, sha256 } = exported;
+    const audited = await handleCommand(deps.store, `exports:${req.params.t}`, exportDecider, { tenant: req.params.t, position, records, versions, sha256, now: deps.clock.now() }, { tenant: req.params.t });
+    if (E.isLeft(audited)) return reply.code(statusOf(audited.left)).send(audited.left);
     return reply.header('content-type', 'application/x-ndjson').send(exported.text);
   });
 
