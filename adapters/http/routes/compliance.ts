@@ -15,7 +15,6 @@ import { exportTenant } from '../../../queries/export.ts';
 import { renewals } from '../../../queries/renewals.ts';
 import { tenantExists } from '../../../queries/tenants.ts';
 import { answer } from '../reply.ts';
-import { ADMIN } from '../route-auth.ts';
 import { MAX_IMPORT_BYTES } from '../body-limits.ts';
 import { importRefusal } from '../hygiene.ts';
 import { statusOf } from '../status.ts';
@@ -36,26 +35,26 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
   const r = app.withTypeProvider<ZodTypeProvider>();
   const known = (tenant: string) => tenantExists(deps.db, tenant);
 
-  r.post('/v1/tenants/:t/holds', { config: ADMIN, schema: { params: TenantParams, body: HoldBody, security, tags: ['compliance'] } }, async (req, reply) =>
+  r.post('/v1/tenants/:t/holds', { schema: { params: TenantParams, body: HoldBody, security, tags: ['compliance'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.compliance.placeHold(req.params.t, req.body.selector, req.body.reason), (v) => ({ hold: v.hold }), 201));
 
-  r.delete('/v1/tenants/:t/holds/:hold', { config: ADMIN, schema: { params: HoldParams, security, tags: ['compliance'] } }, async (req, reply) =>
+  r.delete('/v1/tenants/:t/holds/:hold', { schema: { params: HoldParams, security, tags: ['compliance'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.compliance.releaseHold(req.params.t, req.params.hold), ({ released, resumed }) => ({ released, resumed })));
 
-  r.post('/v1/tenants/:t/erasures', { config: ADMIN, schema: { params: TenantParams, body: ErasureBody, security, tags: ['compliance'] } }, async (req, reply) =>
+  r.post('/v1/tenants/:t/erasures', { schema: { params: TenantParams, body: ErasureBody, security, tags: ['compliance'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.compliance.erase(req.params.t, req.body.data_subject), ({ erased, deferred, receipt }) => ({ erased, deferred, receipt })));
 
-  r.post('/v1/tenants/:t/retention/run', { config: ADMIN, schema: { params: TenantParams, security, tags: ['compliance'] } }, async (req, reply) => {
+  r.post('/v1/tenants/:t/retention/run', { schema: { params: TenantParams, security, tags: ['compliance'] } }, async (req, reply) => {
     const result = await deps.compliance.retention(req.params.t);
     return E.isLeft(result) ? reply.code(statusOf(result.left)).send(result.left) : reply.send(result.right);
   });
 
-  r.get('/v1/tenants/:t/renewals', { config: ADMIN, schema: { params: TenantParams, querystring: RenewalsQuery, security, tags: ['compliance'] } }, async (req, reply) => {
+  r.get('/v1/tenants/:t/renewals', { schema: { params: TenantParams, querystring: RenewalsQuery, security, tags: ['compliance'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
     return reply.send({ renewals: await renewals(deps.db, req.params.t, req.query.plugin ?? null) });
   });
 
-  r.get('/v1/tenants/:t/export', { config: ADMIN, schema: { params: TenantParams, querystring: ExportQuery, security, tags: ['compliance'] } }, async (req, reply) => {
+  r.get('/v1/tenants/:t/export', { schema: { params: TenantParams, querystring: ExportQuery, security, tags: ['compliance'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
     const exported = await exportTenant(deps.store, deps.sealer, req.params.t, {
       ...(req.query.position !== undefined ? { position: req.query.position } : {}),
@@ -69,11 +68,10 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
   });
 
   // JSON Lines are taken by this route alone, in a context of its own, and only read once
-  // the admin key passed (authorisation runs in onRequest, before any body is read).
+  // the admin key passed (the admin scope's onRequest hook, before any body is read).
   void app.register(async (scope) => {
     scope.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
     scope.withTypeProvider<ZodTypeProvider>().post('/v1/tenants/:t/import', {
-      config: ADMIN,
       bodyLimit: MAX_IMPORT_BYTES,
       schema: { params: TenantParams, security, tags: ['compliance'], summary: 'load an export (application/x-ndjson) into an empty tenant' },
     }, async (req, reply) => {
