@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { revocationCommands } from '../commands/revocations.ts';
 import { complianceCommands } from '../commands/compliance.ts';
 import { auditQueries } from '../queries/audit.ts';
+import { tenantIds } from '../queries/tenants.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
-import { publicPem } from './keys/audit-key.ts';
+import { publicPem, receiptSigner } from './keys/audit-key.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
@@ -90,14 +91,13 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
   const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record) });
-  const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p), records });
+  const compliance = complianceCommands({ store, db, keystore, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p), records });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
     (o.retentionIntervalMs ?? 0) > 0
       ? setInterval(() => {
           void (async () => {
-            const { rows } = await db.query<{ id: string }>('SELECT id FROM rm_tenants ORDER BY id');
-            for (const t of rows) await compliance.retention(t.id);
+            for (const t of await tenantIds(db)) await compliance.retention(t);
           })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
         }, o.retentionIntervalMs)
       : null;
@@ -123,7 +123,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
         clock,
         fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
       },
-      revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
+      revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),
       audit: auditQueries(db, o.auditKey),
       compliance: {

@@ -1,47 +1,28 @@
-import { randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
+import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
+import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
+import { erasureDecider } from '../domain/compliance/erase.ts';
 import { recordsStream } from '../domain/records/rules.ts';
 import { isHeld, type Selector } from '../domain/retention/holds.ts';
-import type { HeldCandidate } from '../domain/retention/holds.ts';
 import type { RetentionVerdict } from '../domain/retention/decide.ts';
 import { tenantStream } from '../domain/shared/names.ts';
 import { notFound, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
-import type { Keystore } from '../adapters/keys/keystore.ts';
-import { signReceipt } from '../adapters/keys/audit-key.ts';
-import { appendFacts } from './append-facts.ts';
+import { retentionCandidates, type RetainedRecord } from '../queries/retention.ts';
+import { retentionDays } from '../queries/tenants.ts';
 import { handleCommand, loadState } from './handle.ts';
 import type { RecordCommands } from './records.ts';
-
-/** A record as the read model shows it, with what a legal hold looks at. */
-interface RetainedRecord extends HeldCandidate {
-  readonly version: number;
-}
-
-/** The records a rule looks at, with whose they are and which job trees wrote them. */
-const candidates = async (db: Sql, tenant: string, where: string, params: unknown[]): Promise<RetainedRecord[]> => {
-  const { rows } = await db.query<RetainedRecord>(
-    `SELECT r.plugin, r.scope, r.key, r.version,
-       (SELECT coalesce(jsonb_agg(DISTINCT v.data_subject) FILTER (WHERE v.data_subject IS NOT NULL), '[]'::jsonb)
-          FROM rm_record_versions v WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key) AS data_subjects,
-       (SELECT coalesce(jsonb_agg(DISTINCT b->'block'->>'job'), '[]'::jsonb)
-          FROM rm_record_versions v JOIN rm_jobs j ON j.tenant = v.tenant AND j.id = v.writer_job, jsonb_array_elements(j.chain) b
-          WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key) AS tree_jobs
-     FROM rm_records r WHERE r.tenant = $1 AND ${where} ORDER BY r.plugin, r.scope, r.key`,
-    [tenant, ...params],
-  );
-  return rows;
-};
 
 export interface ComplianceDeps {
   readonly store: EventStore;
   readonly db: Sql;
-  readonly keystore: Keystore;
+  readonly keystore: KeyShredder;
   readonly clock: Clock;
-  readonly auditKey: KeyObject;
+  readonly receipts: ReceiptSigner;
   readonly settle: (position: number) => Promise<unknown>;
   /** Retention's removals and renewal requests go through the records command path. */
   readonly records: Pick<RecordCommands, 'retain'>;
@@ -60,51 +41,56 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     return state.exists ? Object.values(state.holds).map((h) => h.selector) : null;
   };
 
-  const remove = async (tenant: string, r: Pick<RetainedRecord, 'plugin' | 'scope' | 'key'>, reason: 'person_end' | 'retention' | 'erasure') => {
-    const position = await appendFacts(store, recordsStream(tenant, r.plugin, r.scope), tenant, [
-      { type: 'RecordRemoved', data: { tenant, plugin: r.plugin, scope: r.scope, key: r.key, reason, removed_ms: clock.now() } },
-    ]);
-    await keystore.shredRecord(tenant, r.plugin, r.scope, r.key);
-    return position;
-  };
-
-  const runErasure = async (tenant: string, subject: string, holds: readonly Selector[]) => {
-    const records = await candidates(db, tenant, `EXISTS (SELECT 1 FROM rm_record_versions v WHERE v.tenant = r.tenant AND v.plugin = r.plugin
-      AND v.scope = r.scope AND v.key = r.key AND v.data_subject = $2)`, [subject]);
-    let erased = 0;
+  /**
+   * Erases what the read model nominates for a subject, scope by scope through the erasure
+   * decider (a record already gone is not removed twice); held records are deferred.
+   */
+  const runErasure = async (tenant: string, subject: string, holds: readonly Selector[]): Promise<E.Either<Refusal, { erased: number; deferred: number; receipt: Record<string, unknown> }>> => {
+    const byScope = new Map<string, RetainedRecord[]>();
     let deferred = 0;
-    let position = 0;
-    for (const r of records) {
+    for (const r of await retentionCandidates(db, tenant, { kind: 'data_subject', subject })) {
       if (isHeld(holds, r)) deferred++;
       else {
-        position = await remove(tenant, r, 'erasure');
-        erased++;
+        const id = JSON.stringify([r.plugin, r.scope]);
+        byScope.set(id, [...(byScope.get(id) ?? []), r]);
       }
     }
+    let erased = 0;
+    let position = 0;
+    for (const records of byScope.values()) {
+      const { plugin, scope } = records[0]!;
+      const removed = await handleCommand(store, recordsStream(tenant, plugin, scope), erasureDecider, { tenant, plugin, scope, keys: records.map((r) => r.key), now: clock.now() }, { tenant });
+      if (E.isLeft(removed)) return removed;
+      for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);
+      erased += removed.right.events.length;
+      if (removed.right.position !== null) position = removed.right.position;
+    }
     const body = { kind: 'erasure', tenant, data_subject: subject, erased, deferred, complete: deferred === 0, issued_ms: clock.now() };
-    const receipt = signReceipt(deps.auditKey, body);
+    const receipt = deps.receipts.sign(body);
     if (deferred === 0) {
       // Nothing of theirs is held any more: the subject's key goes, and with it every copy.
       await keystore.shredSubject(tenant, subject);
       await keystore.vacuum();
       const done = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now: clock.now() }, { tenant });
-      if (E.isRight(done) && done.right.position) position = done.right.position;
+      // The fact that the erasure finished is its proof: without it the answer would claim what the log does not hold.
+      if (E.isLeft(done)) return done;
+      if (done.right.position) position = done.right.position;
     }
     if (position) await deps.settle(position);
-    return { erased, deferred, receipt };
+    return E.right({ erased, deferred, receipt });
   };
 
   return {
     async retention(tenant: string): Promise<E.Either<Refusal, { person_deleted: number; removed: number; renewals_requested: number; deferred: number }>> {
       const holds = await holdsOf(tenant);
       if (!holds) return E.left(notFound('tenant'));
-      const { rows } = await db.query<{ settings: { retention_days: number } }>('SELECT settings FROM rm_tenants WHERE id = $1', [tenant]);
+      const days = await retentionDays(db, tenant);
+      if (days === null) return E.left(notFound('tenant'));
       const now = clock.now();
-      const retentionDays = rows[0]!.settings.retention_days;
       // The read model only nominates candidates (it may lag); each scope's decider judges them
       // against the scope's current state. Holds are judged here, from the writers' job trees.
       const byScope = new Map<string, RetainedRecord[]>();
-      for (const r of await candidates(db, tenant, 'r.ends_at <= $2', [now])) {
+      for (const r of await retentionCandidates(db, tenant, { kind: 'ended_by', now })) {
         const id = JSON.stringify([r.plugin, r.scope]);
         byScope.set(id, [...(byScope.get(id) ?? []), r]);
       }
@@ -113,7 +99,7 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       for (const records of byScope.values()) {
         const { plugin, scope } = records[0]!;
         const decided = await deps.records.retain({
-          tenant, plugin, scope, retention_days: retentionDays, now,
+          tenant, plugin, scope, retention_days: days, now,
           candidates: records.map((r) => ({ key: r.key, version: r.version, held: isHeld(holds, r) })),
         });
         for (const [key, verdict] of decided.verdicts) {
@@ -129,10 +115,9 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     /** Retention for one person record past its end, before a put reuses its key. */
     async retire(tenant: string, plugin: string, scope: string, key: string, version: number): Promise<RetentionVerdict> {
       const holds = (await holdsOf(tenant)) ?? [];
-      const [info] = await candidates(db, tenant, 'r.plugin = $2 AND r.scope = $3 AND r.key = $4', [plugin, scope, key]);
+      const [info] = await retentionCandidates(db, tenant, { kind: 'record', plugin, scope, key });
       const held = isHeld(holds, info ?? { plugin, scope, key, data_subjects: [], tree_jobs: [] });
-      const { rows } = await db.query<{ settings: { retention_days: number } }>('SELECT settings FROM rm_tenants WHERE id = $1', [tenant]);
-      const decided = await deps.records.retain({ tenant, plugin, scope, retention_days: rows[0]?.settings.retention_days ?? 0, now: clock.now(), candidates: [{ key, version, held }] });
+      const decided = await deps.records.retain({ tenant, plugin, scope, retention_days: (await retentionDays(db, tenant)) ?? 0, now: clock.now(), candidates: [{ key, version, held }] });
       const verdict = decided.verdicts.get(key) ?? 'none';
       if (verdict === 'person_end') await keystore.shredRecord(tenant, plugin, scope, key);
       if (decided.position !== null) await deps.settle(decided.position);
@@ -153,7 +138,11 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       const resumed = [];
       if (state.exists) {
         const holds = Object.values(state.holds).map((h) => h.selector);
-        for (const subject of state.pending_erasures) resumed.push({ data_subject: subject, ...(await runErasure(tenant, subject, holds)) });
+        for (const subject of state.pending_erasures) {
+          const erased = await runErasure(tenant, subject, holds);
+          if (E.isLeft(erased)) return erased;
+          resumed.push({ data_subject: subject, ...erased.right });
+        }
       }
       return E.right({ released: hold, resumed, position: released.right.position });
     },
@@ -163,7 +152,7 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       if (E.isLeft(requested)) return requested;
       const state = requested.right.state;
       const holds = state.exists ? Object.values(state.holds).map((h) => h.selector) : [];
-      return E.right({ ...(await runErasure(tenant, subject, holds)), position: null as number | null });
+      return E.map((erased: { erased: number; deferred: number; receipt: Record<string, unknown> }) => ({ ...erased, position: null as number | null }))(await runErasure(tenant, subject, holds));
     },
   };
 };

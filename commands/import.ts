@@ -1,14 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { eventRegistry } from '../domain/events/registry.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
+import { importDecider, type ImportedVersion } from '../domain/records/import.ts';
 import { recordsStream } from '../domain/records/rules.ts';
 import { canonicalJson, sha256Hex } from '../domain/shared/hash.ts';
 import { invalid, notFound, refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { ExportLine } from '../queries/export.ts';
+import { tenantExists, tenantHasRecords } from '../queries/tenants.ts';
+import { handleCommand } from './handle.ts';
 
 /**
  * `custodian import`: loads an export into an empty tenant, version by version, as the facts
@@ -17,10 +18,8 @@ import type { ExportLine } from '../queries/export.ts';
  * travel in an export, and neither does dedupe text (it was never kept).
  */
 export const importTenant = async (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock }, tenant: string, text: string): Promise<E.Either<Refusal, { records: number; versions: number; position: number | null }>> => {
-  const { rows: known } = await deps.db.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant]);
-  if (known.length === 0) return E.left(notFound('tenant'));
-  const { rows: existing } = await deps.db.query('SELECT 1 FROM rm_records WHERE tenant = $1 LIMIT 1', [tenant]);
-  if (existing.length > 0) return E.left(refusal('not_empty', { reason: 'import loads into a tenant with no records' }));
+  if (!(await tenantExists(deps.db, tenant))) return E.left(notFound('tenant'));
+  if (await tenantHasRecords(deps.db, tenant)) return E.left(refusal('not_empty', { reason: 'import loads into a tenant with no records' }));
 
   const raw = text.split('\n').filter((l) => l.length > 0);
   const last = raw.pop();
@@ -42,27 +41,19 @@ export const importTenant = async (deps: { store: EventStore; db: Sql; sealer: S
   let position: number | null = null;
   const now = deps.clock.now();
   for (const [stream, group] of byStream) {
-    const events = [];
+    const versions: ImportedVersion[] = [];
     for (const l of group) {
       const ctx = { tenant, plugin: l.plugin, scope: l.scope, key: l.key, version: l.version, data_subject: null };
-      const bodyText = canonicalJson(l.body);
-      events.push({
-        event_id: randomUUID(),
-        ...eventRegistry.encode({
-          type: 'RecordVersionWritten',
-          data: {
-            ...ctx, body: await deps.sealer.seal(ctx, 'body', bodyText), body_bytes: Buffer.byteLength(JSON.stringify(l.body)), kind: l.kind, state: l.state,
-            supersedes: l.supersedes, ends_at: l.ends_at, subject_kind: l.subject_kind, closed: l.closed, purpose: l.purpose, labels: l.labels,
-            created_ms: l.created_ms, writer: { job: 'import', run: 0, call: 'import', step: 0, agent: 'import', plugin: l.plugin, tainted: false },
-            request_key: `import#${now}#${l.plugin}#${l.scope}#${l.key}#${l.version}`, dedupe: null,
-          },
-        }),
-        metadata: { tenant, causation_id: null, correlation_id: null },
+      versions.push({
+        key: l.key, version: l.version, body: await deps.sealer.seal(ctx, 'body', canonicalJson(l.body)), body_bytes: Buffer.byteLength(JSON.stringify(l.body)),
+        kind: l.kind, state: l.state, supersedes: l.supersedes, ends_at: l.ends_at, subject_kind: l.subject_kind, closed: l.closed,
+        purpose: l.purpose, labels: l.labels, created_ms: l.created_ms,
       });
     }
-    const appended = await deps.store.append(stream, events, 'no_stream');
-    if (E.isLeft(appended)) return E.left(refusal('not_empty', { reason: `${stream} already has events` }));
-    position = appended.right.position;
+    const { plugin, scope } = group[0]!;
+    const imported = await handleCommand(deps.store, stream, importDecider, { tenant, plugin, scope, versions, now }, { tenant });
+    if (E.isLeft(imported)) return imported;
+    position = imported.right.position ?? position;
   }
   return E.right({ records: new Set(lines.map((l) => `${l.plugin}|${l.scope}|${l.key}`)).size, versions: lines.length, position });
 };

@@ -6,8 +6,8 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
 import { envelopeView, jobView, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
-import type { EnvelopeMacs } from '../adapters/keys/envelope-keys.ts';
-import { appendFacts } from './append-facts.ts';
+import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
+import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
@@ -48,9 +48,8 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs)
       if (E.isLeft(result) && result.left.error === 'widening_refused' && parent?.exists) {
         // The refusal is a fact of the parent's tree: it goes on the parent's stream, for the audit.
         const { field, reason } = result.left as unknown as { field: string; reason: string };
-        await appendFacts(store, jobStream(tenant, parent.start.job), tenant, [
-          { type: 'EnvelopeWideningRefused', data: { tenant, job: parent.start.job, run: parent.start.run, child: id, field, reason, refused_ms: now } },
-        ]);
+        const noted = await handleCommand(store, jobStream(tenant, parent.start.job), wideningRefusedDecider, { tenant, job: parent.start.job, run: parent.start.run, child: id, field, reason, now }, { ...ctx, tenant });
+        if (E.isLeft(noted)) return noted;
       }
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);

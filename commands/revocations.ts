@@ -1,16 +1,15 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
-import type { Chain } from '../domain/envelopes/block.ts';
 import { jobDecider } from '../domain/jobs/decide.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import type { BatchItem } from '../domain/tenants/events.ts';
-import { signReceipt } from '../adapters/keys/audit-key.ts';
+import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
+import { runningJobs } from '../queries/running-jobs.ts';
 import { handleCommand } from './handle.ts';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
@@ -63,7 +62,7 @@ export const revocationCommands = (deps: {
   store: EventStore;
   db: Sql;
   clock: Clock;
-  auditKey: KeyObject;
+  receipts: ReceiptSigner;
   /** Waits until the read models hold the log up to a position. */
   settle: (position: number) => Promise<unknown>;
 }) => {
@@ -73,7 +72,7 @@ export const revocationCommands = (deps: {
   const finish = async (tenant: string, applied: BatchApplied['data'], batchPosition: number, now: number): Promise<BatchResult> => {
     const { epoch, revocations } = applied;
     await deps.settle(batchPosition);
-    const { rows } = await db.query<{ id: string; chain: Chain }>(`SELECT id, chain FROM rm_jobs WHERE tenant = $1 AND status = 'running' ORDER BY id`, [tenant]);
+    const rows = await runningJobs(db, tenant);
     const stopped: string[] = [];
     let position: number | null = batchPosition;
     for (const job of rows) {
@@ -87,7 +86,7 @@ export const revocationCommands = (deps: {
     }
     // Jobs here run in this service: there is no remote carrier whose stop cannot be proven.
     const indeterminate: { carrier: string; reason: string }[] = [];
-    const receipt = signReceipt(deps.auditKey, { kind: 'revocation_batch', tenant, epoch, revocations, stopped, indeterminate, issued_ms: now });
+    const receipt = deps.receipts.sign({ kind: 'revocation_batch', tenant, epoch, revocations, stopped, indeterminate, issued_ms: now });
     const issued = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'IssueReceipt', tenant, epoch, receipt, now }, { tenant });
     if (E.isLeft(issued)) throw new Error(`receipt of epoch ${epoch}: ${issued.left.error}`);
     // Another try of the same batch issued its receipt first: that one is the answer.

@@ -14,3 +14,20 @@ export const getTenant = async (sql: Sql, tenant: string) => {
   const { rows: holds } = await sql.query('SELECT hold AS id, selector, reason, placed_ms::float8 AS placed_ms FROM rm_holds WHERE tenant = $1 ORDER BY placed_ms, hold', [tenant]);
   return { ...t, created_ms: Number(t.created_ms), plugins, holds };
 };
+
+/** "Does this tenant exist", as the read model knows it: the one place it is asked. */
+export const tenantExists = async (sql: Sql, tenant: string): Promise<boolean> =>
+  (await sql.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
+
+/** Every tenant id, in order (the retention timer walks them). */
+export const tenantIds = async (sql: Sql): Promise<string[]> => (await sql.query<{ id: string }>('SELECT id FROM rm_tenants ORDER BY id')).rows.map((r) => r.id);
+
+/** The tenant's `retention_days` setting, or null for an unknown tenant. */
+export const retentionDays = async (sql: Sql, tenant: string): Promise<number | null> => {
+  const { rows } = await sql.query<{ settings: { retention_days: number } }>('SELECT settings FROM rm_tenants WHERE id = $1', [tenant]);
+  return rows[0]?.settings.retention_days ?? null;
+};
+
+/** Whether the tenant holds any record (an import loads only into an empty one). */
+export const tenantHasRecords = async (sql: Sql, tenant: string): Promise<boolean> =>
+  (await sql.query('SELECT 1 FROM rm_records WHERE tenant = $1 LIMIT 1', [tenant])).rows.length > 0;

@@ -1,12 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { adminKeyMatches } from './auth.ts';
 
 /**
- * Who may call a route. Every route declares one in its config (`config: ADMIN` …); the
- * hook below decides on the route the router matched, never on the raw target, so no
- * spelling of a path (percent-encoding, absolute form) can reach a route without its
- * credential. `agent-key` and `auditor-key` are reserved for credentials not built yet:
- * until they are, a route declaring them is refused like one declaring nothing.
+ * Who may call a route. Admin routes are registered inside the admin scope (`adminScope`,
+ * an encapsulated fastify plugin whose own hook checks the admin key); every other route
+ * declares who may call it in its config (`config: PUBLIC`, `TICKET`). The hooks decide on
+ * the route the router matched, never on the raw target, so no spelling of a path
+ * (percent-encoding, absolute form) can reach a route without its credential. `agent-key`
+ * and `auditor-key` are reserved for credentials not built yet: until they are, a route
+ * declaring them is refused like one declaring nothing.
  */
 export type AuthKind = 'public' | 'admin' | 'ticket' | 'agent-key' | 'auditor-key';
 
@@ -32,18 +34,50 @@ export const closeIfBodyPending = (req: FastifyRequest, reply: FastifyReply) => 
   if (length > 0 || req.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
 };
 
-/** The one authorisation hook (`onRequest`: before any body is read). */
+const refuseAdmin = (req: FastifyRequest, reply: FastifyReply) => {
+  closeIfBodyPending(req, reply);
+  return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key as Authorization: Bearer <key>' });
+};
+
+/** Marks the routes the admin scope registered; unexported, so no route config can claim it. */
+const IN_ADMIN_SCOPE = Symbol('custodian admin scope');
+const inAdminScope = (req: FastifyRequest) => (req.routeOptions.config as unknown as Record<symbol, unknown>)[IN_ADMIN_SCOPE] === true;
+
+/**
+ * The admin scope: every route registered by `routes` is an admin route (it need not, and may
+ * not, declare another credential) and passes this scope's own `onRequest` hook, which runs
+ * after the edge's, still before any body is read.
+ */
+export const adminScope =
+  (adminKey: string, routes: (scope: FastifyInstance) => void | Promise<void>): FastifyPluginAsync =>
+  async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      const declared = route.config?.auth;
+      if (declared !== undefined && declared !== 'admin') throw new Error(`${String(route.method)} ${route.url}: the admin scope serves admin routes only, not ${declared}`);
+      route.config = Object.assign({ ...route.config, auth: 'admin' as const }, { [IN_ADMIN_SCOPE]: true });
+    });
+    scope.addHook('onRequest', async (req, reply) => {
+      if (!adminKeyMatches(req.headers.authorization, adminKey)) return refuseAdmin(req, reply);
+    });
+    await routes(scope);
+  };
+
+/**
+ * The edge's authorisation hook (`onRequest`: before any body is read): deny by default.
+ * Admin routes of the admin scope are left to its hook; an admin route declared outside it
+ * is checked here, so no admin route ever goes unchecked.
+ */
 export const authorise = (adminKey: string) => async (req: FastifyRequest, reply: FastifyReply) => {
   // The not-found handler serves nothing; it answers 404 whoever asks.
   if (req.is404) return;
   const kind = req.routeOptions.config.auth;
   if (kind === 'public') return;
-  if (kind === 'admin' && adminKeyMatches(req.headers.authorization, adminKey)) return;
+  if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
   // The ticket itself is resolved by the records route's own gate, which also answers
   // with the job's purpose; here only its absence is refused.
   if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
   closeIfBodyPending(req, reply);
-  if (kind === 'admin') return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key as Authorization: Bearer <key>' });
+  if (kind === 'admin') return refuseAdmin(req, reply);
   if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
   return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
 };

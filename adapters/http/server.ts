@@ -3,7 +3,7 @@ import fastifySwagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
-import { authorise, closeIfBodyPending, type AuthKind } from './route-auth.ts';
+import { adminScope, authorise, closeIfBodyPending, type AuthKind } from './route-auth.ts';
 import { admissionOf } from './admitted.ts';
 import { MAX_ADMIN_BODY_BYTES } from './body-limits.ts';
 import { hygieneRefusal } from './hygiene.ts';
@@ -16,7 +16,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { recordsRoutes } from './routes/records.ts';
-import { systemRoutes } from './routes/system.ts';
+import { clockRoutes, systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
 /** One registered route and the credential it declared (undefined: refused to everyone). */
@@ -41,9 +41,17 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   app.setSerializerCompiler(serializerCompiler);
 
   // Every route, as registered, with the credential it declared: the hostile tests walk it.
+  // Read when asked: the admin scope's own onRoute hook (which runs after this one) sets it.
   const routeTable: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, auth: route.config?.auth });
+    for (const method of [route.method].flat())
+      routeTable.push({
+        method,
+        url: route.url,
+        get auth() {
+          return route.config?.auth;
+        },
+      });
   });
 
   // JSON only (the import route adds JSON Lines for itself): any other media type is a 415.
@@ -87,11 +95,18 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     transform: jsonSchemaTransform,
   });
 
-  tenantRoutes(app, deps);
-  jobRoutes(app, deps);
+  // Admin routes live in the admin scope, whose own hook checks the admin key; the rest
+  // declare their credential (PUBLIC, TICKET) and anything that declares nothing is refused.
+  await app.register(
+    adminScope(deps.adminKey, (admin) => {
+      tenantRoutes(admin, deps);
+      jobRoutes(admin, deps);
+      complianceRoutes(admin, deps.compliance);
+      auditRoutes(admin, { audit: deps.audit, db: deps.db });
+      clockRoutes(admin, deps);
+    }),
+  );
   recordsRoutes(app, deps.records);
-  complianceRoutes(app, deps.compliance);
-  auditRoutes(app, { audit: deps.audit, db: deps.db });
   systemRoutes(app, deps, metrics);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;

@@ -1,8 +1,13 @@
-import type { Refusal } from '../../domain/shared/refusal.ts';
+import type { Refusal, RefusalCode } from '../../domain/shared/refusal.ts';
 
-/** The only place refusal codes meet HTTP statuses. */
-const STATUS: Readonly<Record<string, number>> = {
+/**
+ * The only place refusal codes meet HTTP statuses. Exhaustive by type: a code without a
+ * status does not compile, so no refusal can fall through to a guessed one.
+ */
+export const STATUS: Readonly<Record<RefusalCode, number>> = {
   invalid: 400,
+  closed: 400,
+  ends_at: 400,
   unauthorized: 401,
   ticket: 401,
   revoked: 403,
@@ -10,12 +15,11 @@ const STATUS: Readonly<Record<string, number>> = {
   purpose: 403,
   person_off: 403,
   person_scope: 403,
-  closed: 400,
-  ends_at: 400,
   job_not_running: 403,
   widening_refused: 403,
   envelope_invalid: 403,
   not_found: 404,
+  timeout: 408,
   already_exists: 409,
   not_empty: 409,
   stale: 409,
@@ -25,6 +29,16 @@ const STATUS: Readonly<Record<string, number>> = {
   too_large: 413,
   unsupported_media_type: 415,
   requests: 429,
+  internal: 500,
 };
 
-export const statusOf = (r: Refusal): number => STATUS[r.error] ?? 400;
+/**
+ * A code outside the union can only arrive past the type system (a cast, a parsed body):
+ * that is a fault of ours, so it fails loudly (the error handler answers 500 and logs it)
+ * instead of passing for the caller's mistake.
+ */
+export const statusOf = (r: Refusal): number => {
+  const status = (STATUS as Readonly<Record<string, number>>)[r.error];
+  if (status === undefined || !Object.hasOwn(STATUS, r.error)) throw new Error(`refusal code ${JSON.stringify(r.error)} has no HTTP status`);
+  return status;
+};

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import type { ReceiptSigner } from '../../domain/ports/receipt-signer.ts';
 import { canonicalJson } from '../../domain/shared/hash.ts';
 import { loadOrCreateSecret } from './secrets.ts';
 
@@ -21,6 +22,9 @@ export const signReceipt = <T extends Record<string, unknown>>(privateKey: KeyOb
   ...body,
   signature: sign(null, Buffer.from(canonicalJson(body)), privateKey).toString('base64'),
 });
+
+/** The receipt-signer port over an Ed25519 private key. */
+export const receiptSigner = (privateKey: KeyObject): ReceiptSigner => ({ sign: (body) => signReceipt(privateKey, body) });
 
 export const verifyReceipt = (publicKey: KeyObject | string, receipt: unknown): { ok: true } | { ok: false; reason: string } => {
   if (typeof receipt !== 'object' || receipt === null || Array.isArray(receipt)) return { ok: false, reason: 'a receipt is a JSON object' };

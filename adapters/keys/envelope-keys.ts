@@ -1,11 +1,12 @@
 import { createHmac } from 'node:crypto';
+import type { EnvelopeMacs } from '../../domain/ports/envelope-macs.ts';
 import { deriveKey } from './crypto.ts';
 
 /**
  * Envelope MAC keys (SPEC §6): one per tenant, derived by HKDF from the cluster secrets key
  * (CUSTODIAN_SECRETS_KEY), or in dev mode, a single server without one, from the master key.
  */
-export const envelopeMacs = (secret: Buffer) => {
+export const envelopeMacs = (secret: Buffer): EnvelopeMacs => {
   const keys = new Map<string, Buffer>();
   return (tenant: string) => {
     let key = keys.get(tenant);
@@ -15,4 +16,3 @@ export const envelopeMacs = (secret: Buffer) => {
   };
 };
 
-export type EnvelopeMacs = ReturnType<typeof envelopeMacs>;

@@ -1,11 +1,45 @@
 /**
  * A refusal is a value, never an exception: the core answers "no" with a code and the
  * fields the caller needs to act. Transports decide how to carry it (adapters/http maps
- * codes to statuses).
+ * codes to statuses, exhaustively: a code added here fails the type check until it has one).
  */
-export type Refusal = { readonly error: string } & Readonly<Record<string, unknown>>;
+export const REFUSAL_CODES = [
+  // the request itself
+  'invalid',
+  'unsupported_media_type',
+  'too_large',
+  'not_found',
+  'already_exists',
+  // credentials and authority
+  'unauthorized',
+  'ticket',
+  'revoked',
+  'scope',
+  'purpose',
+  'person_off',
+  'person_scope',
+  'job_not_running',
+  'widening_refused',
+  'envelope_invalid',
+  // record writes (SPEC §4 checks)
+  'closed',
+  'ends_at',
+  'stale',
+  'duplicate',
+  'full',
+  'held',
+  'not_empty',
+  'requests',
+  // the edge's own answers, in the same shape: a request that never fully arrived, a fault
+  'timeout',
+  'internal',
+] as const;
 
-export const refusal = <C extends string, F extends Record<string, unknown>>(
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
+
+export type Refusal = { readonly error: RefusalCode } & Readonly<Record<string, unknown>>;
+
+export const refusal = <C extends RefusalCode, F extends Record<string, unknown>>(
   error: C,
   fields?: F,
 ): { error: C } & F => ({ error, ...(fields ?? ({} as F)) });

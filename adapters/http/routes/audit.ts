@@ -3,27 +3,27 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { invalid, refusal } from '../../../domain/shared/refusal.ts';
 import { auditSize, type AuditQueries } from '../../../queries/audit.ts';
+import { tenantExists } from '../../../queries/tenants.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
-import { ADMIN } from '../route-auth.ts';
 
 const security = [{ admin: [] }];
 
 export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; db: ReadModelStore }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const known = async (tenant: string) => (await deps.db.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
+  const known = (tenant: string) => tenantExists(deps.db, tenant);
 
-  r.get('/v1/tenants/:t/audit', { config: ADMIN, schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } }, async (req, reply) => {
+  r.get('/v1/tenants/:t/audit', { schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
     const lines = await deps.audit.lines(req.params.t, req.query);
     return reply.header('content-type', 'application/x-ndjson').send(lines.map((l) => `${l}\n`).join(''));
   });
 
-  r.get('/v1/tenants/:t/audit/checkpoint', { config: ADMIN, schema: { params: TenantParams, security, tags: ['audit'] } }, async (req, reply) => {
+  r.get('/v1/tenants/:t/audit/checkpoint', { schema: { params: TenantParams, security, tags: ['audit'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
     return reply.send(await deps.audit.checkpoint(req.params.t));
   });
 
-  r.get('/v1/tenants/:t/audit/proof', { config: ADMIN, schema: { params: TenantParams, querystring: ProofQuery, security, tags: ['audit'] } }, async (req, reply) => {
+  r.get('/v1/tenants/:t/audit/proof', { schema: { params: TenantParams, querystring: ProofQuery, security, tags: ['audit'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
     const size = await auditSize(deps.db, req.params.t);
     const q = req.query;

@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getJob } from '../../../queries/jobs.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
-import { ADMIN } from '../route-auth.ts';
 import { CallParams, EmptyBody, JobParams, MintCallBody, StartJobBody, TenantParams } from '../schemas.ts';
 
 const security = [{ admin: [] }];
@@ -11,19 +10,19 @@ const security = [{ admin: [] }];
 export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.post('/v1/tenants/:t/jobs', { config: ADMIN, schema: { params: TenantParams, body: StartJobBody, security, tags: ['runtime'] } }, async (req, reply) => {
+  r.post('/v1/tenants/:t/jobs', { schema: { params: TenantParams, body: StartJobBody, security, tags: ['runtime'] } }, async (req, reply) => {
     const { id, ...request } = req.body;
     return answer(reply, deps.runner, await deps.jobs.start(req.params.t, id, request, { correlationId: req.id }), (v) => ({ job: v.job, envelope: v.envelope }),
       // A retried start that changed nothing answers 200, a new job (or run) 201.
       (v) => (v.position === null ? 200 : 201));
   });
 
-  r.get('/v1/tenants/:t/jobs/:id', { config: ADMIN, schema: { params: JobParams, security, tags: ['runtime'] } }, async (req, reply) => {
+  r.get('/v1/tenants/:t/jobs/:id', { schema: { params: JobParams, security, tags: ['runtime'] } }, async (req, reply) => {
     const job = await getJob(deps.db, req.params.t, req.params.id);
     return job ? reply.send({ job }) : reply.code(404).send({ error: 'not_found', what: 'job' });
   });
 
-  r.post('/v1/tenants/:t/jobs/:id/calls', { config: ADMIN, schema: { params: JobParams, body: MintCallBody, security, tags: ['runtime'] } }, async (req, reply) => {
+  r.post('/v1/tenants/:t/jobs/:id/calls', { schema: { params: JobParams, body: MintCallBody, security, tags: ['runtime'] } }, async (req, reply) => {
     const { t, id } = req.params;
     const result = await deps.jobs.mintCall(t, id, req.body.function, { step: req.body.step, startup: req.body.startup }, { correlationId: req.id });
     return answer(reply, deps.runner, result, (c) => ({
@@ -35,9 +34,9 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
     }), 201);
   });
 
-  r.post('/v1/tenants/:t/jobs/:id/calls/:call/end', { config: ADMIN, schema: { params: CallParams, body: EmptyBody, security, tags: ['runtime'] } }, async (req, reply) =>
+  r.post('/v1/tenants/:t/jobs/:id/calls/:call/end', { schema: { params: CallParams, body: EmptyBody, security, tags: ['runtime'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.jobs.endCall(req.params.t, req.params.id, req.params.call, { correlationId: req.id }), (v) => ({ call: v.call })));
 
-  r.post('/v1/tenants/:t/jobs/:id/end', { config: ADMIN, schema: { params: JobParams, body: EmptyBody, security, tags: ['runtime'] } }, async (req, reply) =>
+  r.post('/v1/tenants/:t/jobs/:id/end', { schema: { params: JobParams, body: EmptyBody, security, tags: ['runtime'] } }, async (req, reply) =>
     answer(reply, deps.runner, await deps.jobs.end(req.params.t, req.params.id, { correlationId: req.id }), (v) => ({ job: v.job })));
 };

@@ -3,8 +3,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from 'prom-client';
 import type { HttpDeps } from '../deps.ts';
 import { ClockBody } from '../schemas.ts';
-import { ADMIN, PUBLIC } from '../route-auth.ts';
+import { PUBLIC } from '../route-auth.ts';
 
+/** The public routes: health, the API document, metrics and the audit public key. */
 export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Registry) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -27,10 +28,15 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
   r.get('/metrics', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) =>
     reply.header('content-type', metrics.contentType).send(await metrics.metrics()));
 
-  if (deps.testClock) {
-    const clock = deps.testClock;
-    r.post('/v1/_clock', { config: ADMIN, schema: { body: ClockBody, security: [{ admin: [] }], tags: ['system'] } }, async (req) => ({
-      now_ms: clock.advance(req.body.advance_ms),
-    }));
-  }
+  r.get('/v1/audit-key', { config: PUBLIC, schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
+    reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey));
+};
+
+/** `POST /v1/_clock`, an admin route, only with CUSTODIAN_TEST_CLOCK=1. */
+export const clockRoutes = (admin: FastifyInstance, deps: HttpDeps) => {
+  if (!deps.testClock) return;
+  const clock = deps.testClock;
+  admin.withTypeProvider<ZodTypeProvider>().post('/v1/_clock', { schema: { body: ClockBody, security: [{ admin: [] }], tags: ['system'] } }, async (req) => ({
+    now_ms: clock.advance(req.body.advance_ms),
+  }));
 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complianceCommands } from '../../../commands/compliance.ts';
 import { recordCommands } from '../../../commands/records.ts';
-import { newAuditKey } from '../../../adapters/keys/audit-key.ts';
+import { newAuditKey, receiptSigner } from '../../../adapters/keys/audit-key.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import type { Sql } from '../../../domain/ports/read-model.ts';
@@ -131,7 +131,7 @@ describe('retention decides like a command', () => {
     } as Sql;
     const keystore = await postgresKeystore(svc.pool, svc.masterKey);
     const compliance = complianceCommands({
-      store: svc.store, db: lagging, keystore, clock: svc.clock, auditKey: newAuditKey(), settle: (p) => svc.runner.waitFor(p),
+      store: svc.store, db: lagging, keystore, clock: svc.clock, receipts: receiptSigner(newAuditKey()), settle: (p) => svc.runner.waitFor(p),
       records: recordCommands({ store: svc.store, db, sealer: keystore, clock: svc.clock }),
     } as Parameters<typeof complianceCommands>[0]);
     const result = await compliance.retention(t);

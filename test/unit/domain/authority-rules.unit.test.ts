@@ -10,6 +10,7 @@ import { tenantDecider, type TenantCommand } from '../../../domain/tenants/decid
 import { defaultSettings, type TenantSettings } from '../../../domain/tenants/settings.ts';
 import type { TenantState, TenantStreamEvent } from '../../../domain/tenants/state.ts';
 import { withdrawnItems } from '../../../domain/tenants/withdrawn.ts';
+import { specify } from '../../support/decider.ts';
 
 /** SPEC §6 "Corrections to earlier readings", decided in the deciders. */
 const mac = (input: string) => createHmac('sha256', 'k').update(input).digest('hex');
@@ -22,33 +23,27 @@ const installed = (name: string, agents: string[], gen = 1): TenantStreamEvent =
   type: 'PluginInstalled', data: { tenant: 'acme', name, install_gen: gen, scopes: ['tenant'], functions: ['save'], agents, startup: null, installed_ms: 0 },
 });
 
-/** Given tenant events, when a command: the events it decides (or its refusal), and the state after. */
-const tenantAfter = (history: TenantStreamEvent[], ...commands: TenantCommand[]) => {
+const tenants = specify(tenantDecider);
+const jobs = specify(jobDecider);
+
+/** Given tenant events, when commands in turn: the last one's decision, every event kept, and the state after. */
+const tenantAfter = (history: TenantStreamEvent[], first: TenantCommand, ...more: TenantCommand[]) => {
   let events = [...history];
-  let last: E.Either<unknown, readonly TenantStreamEvent[]> = E.right([]);
-  for (const c of commands) {
-    last = tenantDecider.decide(c, fold(tenantDecider, events));
-    if (E.isRight(last)) events = [...events, ...last.right];
+  let last = tenants.given(events).when(first);
+  for (const c of [first, ...more]) {
+    last = tenants.given(events).when(c);
+    if (E.isRight(last.decision)) events = [...events, ...last.decision.right];
   }
   return { last, events, state: fold(tenantDecider, events) };
-};
-const decided = (d: E.Either<unknown, readonly TenantStreamEvent[]>) => {
-  if (E.isLeft(d)) throw new Error(JSON.stringify(d.left));
-  return [...d.right];
 };
 const patch = (changes: Partial<TenantSettings>): TenantCommand => ({ type: 'ChangeTenantSettings', tenant: 'acme', changes, now: 5 });
 const install = (name: string, request_id?: string): TenantCommand => ({ type: 'InstallPlugin', tenant: 'acme', name, functions: ['save'], agents: ['scribe'], request_id, now: 7 });
 const revoke = (items: Extract<TenantCommand, { type: 'ApplyRevocations' }>['items'], request_id?: string): TenantCommand => ({ type: 'ApplyRevocations', tenant: 'acme', items, request_id, now: 9 });
 
 const startJob = (tenant: TenantState, request: Partial<StartJobRequest>, job = 'j1', history: JobStreamEvent[] = [], parent: JobStreamEvent[] | null = null, now = 1000) =>
-  jobDecider.decide(
+  jobs.given(history).when(
     { type: 'StartJob', tenant, job, request: { agent: 'scribe', plugin: 'notes', subject: 'user:ada', ...request }, parent: parent ? fold(jobDecider, parent) : null, mac, now } as JobCommand,
-    fold(jobDecider, history),
   );
-const okJob = (d: E.Either<unknown, readonly JobStreamEvent[]>) => {
-  if (E.isLeft(d)) throw new Error(JSON.stringify(d.left));
-  return [...d.right];
-};
 const chainOf = (events: JobStreamEvent[]): Chain => events.flatMap((e) => (e.type === 'EnvelopeBlockAppended' ? [e.data.signed] : []));
 
 describe('withdrawnItems: which revocation items a settings change implies', () => {
@@ -115,21 +110,21 @@ describe('tenant decider: a withdrawn grant is refused at once', () => {
   const history = [created({ grants: { mail: ['plugin:notes'] }, start_roles: ['admin'], people: { 'user:ada': { roles: ['admin'], teams: [] } } }), installed('notes', ['scribe']), installed('mail', ['postman'])];
 
   it('given a grant, when a PATCH removes it, then the settings change and one batch (one epoch step) that revokes it', () => {
-    const events = decided(tenantAfter(history, patch({ grants: {} })).last);
+    const events = tenantAfter(history, patch({ grants: {} })).last.accepted();
     expect(events.map((e) => e.type)).toEqual(['TenantSettingsChanged', 'RevocationBatchApplied']);
     expect(events[1]!.data).toMatchObject({ epoch: 2, items: [{ kind: 'grant_narrowed', grantee: 'mail', scope: 'plugin:notes' }], revocations: [{ kind: 'grant_narrowed', grantee: 'mail', scope: 'plugin:notes' }] });
   });
 
   it('given a person with a start role, when a PATCH removes the start role, then the person is revoked; a PATCH that only adds steps no epoch', () => {
-    const removed = decided(tenantAfter(history, patch({ start_roles: [], start_teams: ['ops'] })).last);
+    const removed = tenantAfter(history, patch({ start_roles: [], start_teams: ['ops'] })).last.accepted();
     expect(removed[1]!.data).toMatchObject({ epoch: 2, revocations: [{ kind: 'person_revoked', person: 'user:ada' }], start_roles: [], start_teams: ['ops'] });
     const added = tenantAfter(history, patch({ start_teams: ['ops'], grants: { mail: ['plugin:notes', 'tool:x/y'] } }));
-    expect(decided(added.last).map((e) => e.type)).toEqual(['TenantSettingsChanged']);
+    expect(added.last.accepted().map((e) => e.type)).toEqual(['TenantSettingsChanged']);
     expect(added.state.exists && added.state.authority_epoch).toBe(1);
   });
 
   it('judges on the settings the whole change leaves: a role lost while a start team is gained revokes nobody', () => {
-    const events = decided(tenantAfter(history, patch({ start_teams: ['ops'], people: { 'user:ada': { roles: [], teams: ['ops'] } } })).last);
+    const events = tenantAfter(history, patch({ start_teams: ['ops'], people: { 'user:ada': { roles: [], teams: ['ops'] } } })).last.accepted();
     expect(events[1]!.data).toMatchObject({ epoch: 2, revocations: [] });
   });
 });
@@ -143,19 +138,19 @@ describe('tenant decider: install_gen and request ids', () => {
 
   it('given an answered request id, a retried install or batch decides nothing; the id of another kind is a conflict', () => {
     const first = tenantAfter([created()], install('notes', 'r1'), revoke([{ kind: 'kill_agent', agent: 'notes/scribe' }], 'b1'));
-    expect(tenantDecider.decide(install('notes', 'r1'), first.state)).toEqual(E.right([]));
-    expect(tenantDecider.decide(revoke([{ kind: 'api_key_revoked', key: 'k' }], 'b1'), first.state)).toEqual(E.right([]));
-    expect(tenantDecider.decide(install('notes', 'b1'), first.state)).toEqual(E.left(expect.objectContaining({ error: 'already_exists', request_id: 'b1' })));
+    tenants.given(first.events).when(install('notes', 'r1')).thenNothing();
+    tenants.given(first.events).when(revoke([{ kind: 'api_key_revoked', key: 'k' }], 'b1')).thenNothing();
+    tenants.given(first.events).when(install('notes', 'b1')).then(expect.objectContaining({ error: 'already_exists', request_id: 'b1' }));
     expect(first.state.exists && first.state.requests).toEqual({ r1: { kind: 'plugin', plugin: expect.objectContaining({ name: 'notes', install_gen: 1 }) }, b1: { kind: 'revocations', epoch: 2 } });
   });
 });
 
 describe('tenant decider: names are names', () => {
   it('given a person or grantee named __proto__, a batch keeps them as entries', () => {
-    const events = decided(tenantAfter([created({ people: { ['__proto__']: { roles: ['a'], teams: [] } } })], revoke([
+    const events = tenantAfter([created({ people: { ['__proto__']: { roles: ['a'], teams: [] } } })], revoke([
       { kind: 'person_change', person: '__proto__', remove_roles: ['a'] },
       { kind: 'grant_narrowed', grantee: '__proto__', scope: 'plugin:x' },
-    ])).last);
+    ])).last.accepted();
     const data = events[0]!.data as { people: object; grants: object };
     expect(Object.hasOwn(data.people, '__proto__') && Object.getOwnPropertyDescriptor(data.people, '__proto__')!.value).toEqual({ roles: [], teams: [] });
     expect(Object.hasOwn(data.grants, '__proto__')).toBe(true);
@@ -166,7 +161,7 @@ describe('tenant decider: one receipt per batch', () => {
   it('given a batch with its receipt, when another try of it issues a receipt, then nothing is written', () => {
     const issue = (sig: string): TenantCommand => ({ type: 'IssueReceipt', tenant: 'acme', epoch: 2, receipt: { signature: sig }, now: 3 });
     const done = tenantAfter([created()], revoke([{ kind: 'api_key_revoked', key: 'k' }], 'b1'), issue('first'));
-    expect(tenantDecider.decide(issue('second'), done.state)).toEqual(E.right([]));
+    tenants.given(done.events).when(issue('second')).thenNothing();
     expect(done.state.exists && done.state.receipts[2]).toEqual({ signature: 'first' });
   });
 });
@@ -176,76 +171,76 @@ describe('job decider: revocations stick', () => {
 
   it('given a killed agent, no start (a retry of the stopped id included) until the kill is lifted', () => {
     const kill = tenantAfter(history, revoke([{ kind: 'kill_agent', agent: 'notes/scribe' }]));
-    expect(startJob(kill.state, {})).toEqual(E.left(expect.objectContaining({ error: 'revoked', reason: expect.stringContaining('kill_agent notes/scribe') })));
-    expect(E.isRight(startJob(kill.state, { agent: 'clerk' }))).toBe(true);
+    startJob(kill.state, {}).then(expect.objectContaining({ error: 'revoked', reason: expect.stringContaining('kill_agent notes/scribe') }));
+    startJob(kill.state, { agent: 'clerk' }).accepted();
     const lifted = tenantAfter(kill.events, { type: 'LiftKill', tenant: 'acme', agent: 'notes/scribe', now: 10 });
-    expect(decided(lifted.last)).toEqual([{ type: 'AgentKillLifted', data: { tenant: 'acme', agent: 'notes/scribe', lifted_ms: 10 } }]);
-    expect(E.isRight(startJob(lifted.state, {}))).toBe(true);
-    expect(tenantDecider.decide({ type: 'LiftKill', tenant: 'acme', agent: 'notes/scribe', now: 11 }, lifted.state)).toEqual(E.left({ error: 'not_found', what: 'kill', agent: 'notes/scribe' }));
+    expect(lifted.last.accepted()).toEqual([{ type: 'AgentKillLifted', data: { tenant: 'acme', agent: 'notes/scribe', lifted_ms: 10 } }]);
+    startJob(lifted.state, {}).accepted();
+    tenants.given(lifted.events).when({ type: 'LiftKill', tenant: 'acme', agent: 'notes/scribe', now: 11 }).then({ error: 'not_found', what: 'kill', agent: 'notes/scribe' });
   });
 
   it('given a removed plugin or a revoked api key, no start; a new install brings the plugin back', () => {
     const gone = tenantAfter(history, revoke([{ kind: 'plugin_removed', plugin: 'notes' }, { kind: 'api_key_revoked', key: 'k1' }]));
-    expect(startJob(gone.state, {})).toEqual(E.left(expect.objectContaining({ error: 'revoked', reason: expect.stringContaining('plugin_removed notes') })));
+    startJob(gone.state, {}).then(expect.objectContaining({ error: 'revoked', reason: expect.stringContaining('plugin_removed notes') }));
     const back = tenantAfter(gone.events, { ...install('notes'), agents: ['scribe'] } as TenantCommand);
-    expect(E.isRight(startJob(back.state, {}))).toBe(true);
-    expect(startJob(back.state, { subject: 'apikey:k1' })).toEqual(E.left(expect.objectContaining({ error: 'revoked', reason: 'api_key_revoked k1' })));
-    expect(E.isRight(startJob(back.state, { subject: 'apikey:k2' }))).toBe(true);
+    startJob(back.state, {}).accepted();
+    startJob(back.state, { subject: 'apikey:k1' }).then(expect.objectContaining({ error: 'revoked', reason: 'api_key_revoked k1' }));
+    startJob(back.state, { subject: 'apikey:k2' }).accepted();
   });
 
   it('given start roles, a person without a path starts nothing; a stopped job\'s id is refused too; without start roles or teams anyone starts', () => {
-    const state = tenantAfter(history).state;
-    expect(startJob(state, { subject: 'user:zed' })).toEqual(E.left(expect.objectContaining({ error: 'revoked' })));
-    expect(E.isRight(startJob(state, { subject: 'team:ops' }))).toBe(true);
-    const started = okJob(startJob(state, {}));
+    const state = fold(tenantDecider, history);
+    startJob(state, { subject: 'user:zed' }).then(expect.objectContaining({ error: 'revoked' }));
+    startJob(state, { subject: 'team:ops' }).accepted();
+    const started = startJob(state, {}).accepted();
     const stopped = [...started, { type: 'JobStopped', data: { tenant: 'acme', job: 'j1', run: 1, epoch: 2, reasons: ['person_revoked user:ada'], stopped_ms: 5 } } as JobStreamEvent];
     const lost = tenantAfter(history, revoke([{ kind: 'person_change', person: 'user:ada', remove_roles: ['admin'] }]));
-    expect(startJob(lost.state, {}, 'j1', stopped)).toEqual(E.left(expect.objectContaining({ error: 'revoked', reason: expect.stringContaining('person_revoked user:ada') })));
-    const open = tenantAfter([created(), installed('notes', ['scribe'])]).state;
-    expect(E.isRight(startJob(open, { subject: 'user:zed' }))).toBe(true);
+    startJob(lost.state, {}, 'j1', stopped).then(expect.objectContaining({ error: 'revoked', reason: expect.stringContaining('person_revoked user:ada') }));
+    const open = fold(tenantDecider, [created(), installed('notes', ['scribe'])]);
+    startJob(open, { subject: 'user:zed' }).accepted();
   });
 });
 
 describe("job decider: a child's labels are the parent's current labels", () => {
   it('given a parent that joined red since its start, when it starts a child, then the child block and job carry red', () => {
-    const state = tenantAfter([created(), installed('notes', ['scribe', 'clerk'])]).state;
+    const state = fold(tenantDecider, [created(), installed('notes', ['scribe', 'clerk'])]);
     const parent = [
-      ...okJob(startJob(state, { labels: ['internal'] }, 'p')),
+      ...startJob(state, { labels: ['internal'] }, 'p').accepted(),
       { type: 'LabelsJoined', data: { tenant: 'acme', job: 'p', run: 1, call: 'c', labels: ['red'], joined_ms: 2 } } as JobStreamEvent,
     ];
-    const child = okJob(startJob(state, { agent: 'clerk', parent: 'p' }, 'c', [], parent));
+    const child = startJob(state, { agent: 'clerk', parent: 'p' }, 'c', [], parent).accepted();
     expect(child[0]!.data).toMatchObject({ labels: ['internal', 'red'] });
     expect(chainOf(child).at(-1)!.block.labels).toEqual(['internal', 'red']);
   });
 });
 
 describe('ceilings default to none', () => {
-  const state = (over: Partial<TenantSettings> = {}) => tenantAfter([created(over), installed('notes', ['scribe', 'clerk'])]).state;
+  const state = (over: Partial<TenantSettings> = {}) => fold(tenantDecider, [created(over), installed('notes', ['scribe', 'clerk'])]);
 
   it('given no timeout and no depth, block 0 has none; the job never expires and delegates any depth', () => {
-    const root = okJob(startJob(state(), {}, 'r0'));
+    const root = startJob(state(), {}, 'r0').accepted();
     expect(chainOf(root)[0]!.block).toMatchObject({ max_depth: null, expires_ms: null });
     const mint: JobCommand = { type: 'MintCall', job: 'r0', envelopeValid: true, function: 'save', startup: false, call: 'c1', ticketHash: 'h', newIdempotencyKey: 'k', now: 1e15 };
-    expect(E.isRight(jobDecider.decide(mint, fold(jobDecider, root)))).toBe(true);
+    jobs.given(root).when(mint).accepted();
     let parent = root;
     for (let depth = 1; depth <= 8; depth++) {
-      parent = okJob(startJob(state(), { parent: `r${depth - 1}` }, `r${depth}`, [], parent, 1e15));
+      parent = startJob(state(), { parent: `r${depth - 1}` }, `r${depth}`, [], parent, 1e15).accepted();
       expect(chainOf(parent).at(-1)!.block).toMatchObject({ depth, max_depth: null, expires_ms: null });
     }
   });
 
   it('given the tenant max_depth, it is the default; the start\'s own max_depth wins', () => {
-    expect(chainOf(okJob(startJob(state({ max_depth: 1 }), {})))[0]!.block.max_depth).toBe(1);
-    expect(chainOf(okJob(startJob(state({ max_depth: 1 }), { max_depth: 3 })))[0]!.block.max_depth).toBe(3);
+    expect(chainOf(startJob(state({ max_depth: 1 }), {}).accepted())[0]!.block.max_depth).toBe(1);
+    expect(chainOf(startJob(state({ max_depth: 1 }), { max_depth: 3 }).accepted())[0]!.block.max_depth).toBe(3);
   });
 
   it('given a parent without a ceiling, a child may set one; given a parent with one, a child cannot lift it', () => {
-    const open = okJob(startJob(state(), {}, 'p'));
-    const bounded = okJob(startJob(state(), { parent: 'p', max_depth: 2, timeout_ms: 1000 }, 'c', [], open));
+    const open = startJob(state(), {}, 'p').accepted();
+    const bounded = startJob(state(), { parent: 'p', max_depth: 2, timeout_ms: 1000 }, 'c', [], open).accepted();
     expect(chainOf(bounded).at(-1)!.block).toMatchObject({ max_depth: 2, expires_ms: 2000 });
-    const grandchild = okJob(startJob(state(), { parent: 'c' }, 'g', [], bounded));
+    const grandchild = startJob(state(), { parent: 'c' }, 'g', [], bounded).accepted();
     expect(chainOf(grandchild).at(-1)!.block).toMatchObject({ max_depth: 2, expires_ms: 2000 });
-    expect(startJob(state(), { parent: 'c', max_depth: 5 }, 'g', [], bounded)).toEqual(E.left(expect.objectContaining({ error: 'widening_refused', field: 'max_depth' })));
-    expect(startJob(state(), { parent: 'c', timeout_ms: 10_000 }, 'g', [], bounded)).toEqual(E.left(expect.objectContaining({ error: 'widening_refused', field: 'timeout_ms' })));
+    startJob(state(), { parent: 'c', max_depth: 5 }, 'g', [], bounded).then(expect.objectContaining({ error: 'widening_refused', field: 'max_depth' }));
+    startJob(state(), { parent: 'c', timeout_ms: 10_000 }, 'g', [], bounded).then(expect.objectContaining({ error: 'widening_refused', field: 'timeout_ms' }));
   });
 });

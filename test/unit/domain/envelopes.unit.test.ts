@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { chainVerifies, constraintsDigest, envelopeHash, macInput, type Block, type Chain, type SignedBlock } from '../../../domain/envelopes/block.ts';
 import { reaches, type Revocation } from '../../../domain/envelopes/reaches.ts';
@@ -10,6 +9,7 @@ import { fold } from '../../../domain/shared/decider.ts';
 import { tenantDecider } from '../../../domain/tenants/decide.ts';
 import type { TenantEvent } from '../../../domain/tenants/events.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
+import { specify } from '../../support/decider.ts';
 
 const mac = (input: string) => createHmac('sha256', 'k').update(input).digest('hex');
 const tenantEvents: TenantEvent[] = [
@@ -20,15 +20,13 @@ const tenantEvents: TenantEvent[] = [
 ];
 const tenant = fold(tenantDecider, tenantEvents);
 
+const { given } = specify(jobDecider);
+/** Given no history, when the job is started (under a parent with that history): the decision. */
 const decide = (job: string, request: StartJobRequest, parent: JobStreamEvent[] | null, now = 1000) =>
-  jobDecider.decide({ type: 'StartJob', tenant, job, request, parent: parent ? fold(jobDecider, parent) : null, mac, now } as JobCommand, fold(jobDecider, []));
-const ok = (d: E.Either<unknown, readonly JobStreamEvent[]>) => {
-  if (E.isLeft(d)) throw new Error(JSON.stringify(d.left));
-  return [...d.right];
-};
+  given([]).when({ type: 'StartJob', tenant, job, request, parent: parent ? fold(jobDecider, parent) : null, mac, now } as JobCommand);
 const chainOf = (events: JobStreamEvent[]): Chain => events.flatMap((e) => (e.type === 'EnvelopeBlockAppended' ? [e.data.signed] : []));
 
-const root = ok(decide('root', { agent: 'lead', plugin: 'boss', subject: 'user:ada', input: 'go', budget_usd: 10, max_depth: 2, timeout_ms: 60_000, constraints: ['cite the ticket'], labels: ['internal'] }, null));
+const root = decide('root', { agent: 'lead', plugin: 'boss', subject: 'user:ada', input: 'go', budget_usd: 10, max_depth: 2, timeout_ms: 60_000, constraints: ['cite the ticket'], labels: ['internal'] }, null).accepted();
 const child = (request: Partial<StartJobRequest>, parent = root) =>
   decide('child', { agent: 'hand', plugin: 'worker', subject: 'user:ada', parent: 'root', ...request }, parent, 2000);
 
@@ -49,7 +47,7 @@ describe('block 0', () => {
 
 describe('child blocks only narrow', () => {
   it('takes the parent subject, epoch and purpose; scopes = parent ∩ child reach; depth + 1; constraints word for word', () => {
-    const events = ok(child({ budget_usd: 5 }));
+    const events = child({ budget_usd: 5 }).accepted();
     const chain = chainOf(events);
     expect(chain).toHaveLength(2);
     expect(chain[0]).toEqual(chainOf(root)[0]);
@@ -70,23 +68,23 @@ describe('child blocks only narrow', () => {
     [{ subject: 'user:bob' }, 'subject'],
     [{ input: 'another task' }, 'purpose'],
   ] as [Partial<StartJobRequest>, string][])('refuses a child asking %j, naming %s', (ask, field) => {
-    expect(child(ask)).toEqual(E.left({ error: 'widening_refused', field, reason: expect.any(String) }));
+    child(ask).then({ error: 'widening_refused', field, reason: expect.any(String) });
   });
 
   it('refuses depth beyond max_depth', () => {
-    const one = ok(child({ max_depth: 1 }));
+    const one = child({ max_depth: 1 }).accepted();
     const two = decide('grandchild', { agent: 'hand', plugin: 'worker', subject: 'user:ada', parent: 'child' }, one, 3000);
-    expect(two).toEqual(E.left({ error: 'widening_refused', field: 'depth', reason: expect.any(String) }));
+    two.then({ error: 'widening_refused', field: 'depth', reason: expect.any(String) });
   });
 
   it('adds constraints after the inherited ones', () => {
-    const events = ok(child({ constraints: ['be brief'] }));
+    const events = child({ constraints: ['be brief'] }).accepted();
     expect(events[0]!.data).toMatchObject({ constraints: ['cite the ticket', 'be brief'] });
   });
 
   it('gives a tampered parent chain nothing', () => {
     const tampered = root.map((e) => (e.type === 'EnvelopeBlockAppended' ? { ...e, data: { ...e.data, signed: { ...e.data.signed, block: { ...e.data.signed.block, budget_usd: 1000 } } } } : e));
-    expect(child({}, tampered)).toEqual(E.left({ error: 'envelope_invalid', what: 'parent' }));
+    child({}, tampered).then({ error: 'envelope_invalid', what: 'parent' });
     expect(chainVerifies(chainOf(tampered), mac)).toBe(false);
   });
 });

@@ -1,9 +1,8 @@
-import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../../../domain/jobs/decide.ts';
-import type { JobStreamEvent as JobEvent } from '../../../domain/jobs/state.ts';
 import { purposeOfInput } from '../../../domain/jobs/purpose.ts';
 import { fold } from '../../../domain/shared/decider.ts';
+import { specify } from '../../support/decider.ts';
 import { tenantDecider } from '../../../domain/tenants/decide.ts';
 import type { TenantEvent } from '../../../domain/tenants/events.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
@@ -22,14 +21,8 @@ const mint = (over: Partial<Extract<JobCommand, { type: 'MintCall' }>> = {}): Jo
   type: 'MintCall', job: 'j1', envelopeValid: true, function: 'save', startup: false, call: 'c1', ticketHash: 'h1', newIdempotencyKey: 'k1', now: 2000, ...over,
 });
 
-const given = (events: JobEvent[]) => ({
-  when: (c: JobCommand) => jobDecider.decide(c, fold(jobDecider, events)),
-});
-const events = (d: E.Either<unknown, readonly JobEvent[]>): JobEvent[] => {
-  if (E.isLeft(d)) throw new Error(`refused: ${JSON.stringify(d.left)}`);
-  return [...d.right];
-};
-const started = events(given([]).when(start()));
+const { given } = specify(jobDecider);
+const started = given([]).when(start()).accepted();
 
 describe('job decider: start', () => {
   it('stores agent, plugin, purpose from the input, subject, labels and the block-0 scopes', () => {
@@ -43,9 +36,9 @@ describe('job decider: start', () => {
   });
 
   it('takes a named purpose as given, and none as ""', () => {
-    const named = events(given([]).when(start({ ...request, input: undefined, purpose: 'routine:nightly' })));
+    const named = given([]).when(start({ ...request, input: undefined, purpose: 'routine:nightly' })).accepted();
     expect(named[0]!.data).toMatchObject({ purpose: 'routine:nightly' });
-    const none = events(given([]).when(start({ ...request, input: undefined })));
+    const none = given([]).when(start({ ...request, input: undefined })).accepted();
     expect(none[0]!.data).toMatchObject({ purpose: '' });
   });
 
@@ -55,49 +48,49 @@ describe('job decider: start', () => {
   });
 
   it('refuses input and purpose together, an unknown plugin, an agent the plugin lacks', () => {
-    expect(given([]).when(start({ ...request, purpose: 'routine:x' }))).toEqual(E.left(expect.objectContaining({ error: 'invalid', field: 'purpose' })));
-    expect(given([]).when(start({ ...request, plugin: 'nope' }))).toEqual(E.left({ error: 'not_found', what: 'plugin', plugin: 'nope' }));
-    expect(given([]).when(start({ ...request, agent: 'ghost' }))).toEqual(E.left(expect.objectContaining({ error: 'invalid', field: 'agent' })));
+    given([]).when(start({ ...request, purpose: 'routine:x' })).then(expect.objectContaining({ error: 'invalid', field: 'purpose' }));
+    given([]).when(start({ ...request, plugin: 'nope' })).then({ error: 'not_found', what: 'plugin', plugin: 'nope' });
+    given([]).when(start({ ...request, agent: 'ghost' })).then(expect.objectContaining({ error: 'invalid', field: 'agent' }));
   });
 
   it('answers the same start for a running job with nothing new', () => {
-    expect(given(started).when(start(request, 5000))).toEqual(E.right([]));
+    given(started).when(start(request, 5000)).thenNothing();
   });
 
   it('refuses a different start under a running job id with what the caller may read', () => {
-    const then = given(started).when(start({ ...request, subject: 'other' }));
-    expect(E.isLeft(then) && then.left).toMatchObject({ error: 'already_exists', job: { id: 'j1', subject: 'ticket-1', status: 'running' } });
+    const then = given(started).when(start({ ...request, subject: 'other' })).refused();
+    expect(then).toMatchObject({ error: 'already_exists', job: { id: 'j1', subject: 'ticket-1', status: 'running' } });
     expect(JSON.stringify(then)).not.toContain('start_digest');
   });
 
   it('starts a new run when the id is started again after its job ended', () => {
-    const ended = events(given(started).when({ type: 'EndJob', job: 'j1', now: 3000 }));
-    const again = events(given([...started, ...ended]).when(start({ ...request, subject: 'new' }, 4000)));
+    const ended = given(started).when({ type: 'EndJob', job: 'j1', now: 3000 }).accepted();
+    const again = given([...started, ...ended]).when(start({ ...request, subject: 'new' }, 4000)).accepted();
     expect(again[0]!.data).toMatchObject({ run: 2, subject: 'new', started_ms: 4000 });
   });
 });
 
 describe('job decider: calls', () => {
   it('mints a call for a function in the job scopes, steps counting from 1', () => {
-    const minted = events(given(started).when(mint()));
+    const minted = given(started).when(mint()).accepted();
     expect(minted).toEqual([{ type: 'CallMinted', data: expect.objectContaining({ call: 'c1', step: 1, function: 'save', ticket_hash: 'h1', idempotency_key: 'k1', startup: false }) }]);
-    const next = events(given([...started, ...minted]).when(mint({ call: 'c2', newIdempotencyKey: 'k2' })));
+    const next = given([...started, ...minted]).when(mint({ call: 'c2', newIdempotencyKey: 'k2' })).accepted();
     expect(next[0]!.data).toMatchObject({ step: 2, idempotency_key: 'k2' });
   });
 
   it('mints a granted function of another plugin', () => {
-    expect(E.isRight(given(started).when(mint({ function: 'search/find' })))).toBe(true);
-    expect(E.isRight(given(started).when(mint({ function: 'mail/send' })))).toBe(true);
+    given(started).when(mint({ function: 'search/find' })).accepted();
+    given(started).when(mint({ function: 'mail/send' })).accepted();
   });
 
   it('refuses a function outside the scopes', () => {
-    expect(given(started).when(mint({ function: 'mail/read' }))).toEqual(E.left(expect.objectContaining({ error: 'scope', function: 'mail/read' })));
-    expect(given(started).when(mint({ function: 'delete' }))).toEqual(E.left(expect.objectContaining({ error: 'scope' })));
+    given(started).when(mint({ function: 'mail/read' })).then(expect.objectContaining({ error: 'scope', function: 'mail/read' }));
+    given(started).when(mint({ function: 'delete' })).then(expect.objectContaining({ error: 'scope' }));
   });
 
   it('retries a step: a new ticket, the same idempotency key, the old ticket dead', () => {
-    const first = events(given(started).when(mint({ step: 3 })));
-    const retry = events(given([...started, ...first]).when(mint({ step: 3, call: 'c2', ticketHash: 'h2', newIdempotencyKey: 'other' })));
+    const first = given(started).when(mint({ step: 3 })).accepted();
+    const retry = given([...started, ...first]).when(mint({ step: 3, call: 'c2', ticketHash: 'h2', newIdempotencyKey: 'other' })).accepted();
     expect(retry).toEqual([
       { type: 'CallEnded', data: expect.objectContaining({ call: 'c1', reason: 'retried' }) },
       { type: 'CallMinted', data: expect.objectContaining({ call: 'c2', step: 3, ticket_hash: 'h2', idempotency_key: 'k1' }) },
@@ -105,36 +98,36 @@ describe('job decider: calls', () => {
   });
 
   it('mints startup calls only for the plugin startup function', () => {
-    expect(E.isRight(given(started).when(mint({ function: 'boot', startup: true })))).toBe(true);
-    expect(given(started).when(mint({ function: 'save', startup: true }))).toEqual(E.left(expect.objectContaining({ error: 'invalid', field: 'startup' })));
+    given(started).when(mint({ function: 'boot', startup: true })).accepted();
+    given(started).when(mint({ function: 'save', startup: true })).then(expect.objectContaining({ error: 'invalid', field: 'startup' }));
   });
 
   it('refuses calls for a job that is absent, ended or past its expiry', () => {
-    expect(given([]).when(mint())).toEqual(E.left({ error: 'not_found', what: 'job' }));
-    const ended = events(given(started).when({ type: 'EndJob', job: 'j1', now: 3000 }));
-    expect(given([...started, ...ended]).when(mint())).toEqual(E.left({ error: 'job_not_running', status: 'ended' }));
+    given([]).when(mint()).then({ error: 'not_found', what: 'job' });
+    const ended = given(started).when({ type: 'EndJob', job: 'j1', now: 3000 }).accepted();
+    given([...started, ...ended]).when(mint()).then({ error: 'job_not_running', status: 'ended' });
     // Ceilings default to none (SPEC §6): only a job started with a timeout expires.
     expect((started[0]!.data as { expires_ms: number | null }).expires_ms).toBeNull();
-    expect(E.isRight(given(started).when(mint({ now: 1e15 })))).toBe(true);
-    const timed = events(given([]).when(start({ ...request, timeout_ms: 60_000 })));
+    given(started).when(mint({ now: 1e15 })).accepted();
+    const timed = given([]).when(start({ ...request, timeout_ms: 60_000 })).accepted();
     const expires = (timed[0]!.data as { expires_ms: number }).expires_ms;
     expect(expires).toBe(61_000);
-    expect(given(timed).when(mint({ now: expires }))).toEqual(E.left({ error: 'job_not_running', status: 'expired' }));
+    given(timed).when(mint({ now: expires })).then({ error: 'job_not_running', status: 'expired' });
   });
 
   it('ends a call once; ending it again changes nothing; an unknown call is not found', () => {
-    const minted = events(given(started).when(mint()));
-    const end = events(given([...started, ...minted]).when({ type: 'EndCall', job: 'j1', call: 'c1', now: 5 }));
+    const minted = given(started).when(mint()).accepted();
+    const end = given([...started, ...minted]).when({ type: 'EndCall', job: 'j1', call: 'c1', now: 5 }).accepted();
     expect(end).toEqual([{ type: 'CallEnded', data: { tenant: 'acme', job: 'j1', call: 'c1', reason: 'ended', ended_ms: 5 } }]);
-    expect(given([...started, ...minted, ...end]).when({ type: 'EndCall', job: 'j1', call: 'c1', now: 6 })).toEqual(E.right([]));
-    expect(given(started).when({ type: 'EndCall', job: 'j1', call: 'zz', now: 6 })).toEqual(E.left({ error: 'not_found', what: 'call' }));
+    given([...started, ...minted, ...end]).when({ type: 'EndCall', job: 'j1', call: 'c1', now: 6 }).thenNothing();
+    given(started).when({ type: 'EndCall', job: 'j1', call: 'zz', now: 6 }).then({ error: 'not_found', what: 'call' });
   });
 
   it('ending a job ends every live call first', () => {
-    const a = events(given(started).when(mint()));
-    const b = events(given([...started, ...a]).when(mint({ call: 'c2', ticketHash: 'h2' })));
-    const end = events(given([...started, ...a, ...b]).when({ type: 'EndJob', job: 'j1', now: 9 }));
+    const a = given(started).when(mint()).accepted();
+    const b = given([...started, ...a]).when(mint({ call: 'c2', ticketHash: 'h2' })).accepted();
+    const end = given([...started, ...a, ...b]).when({ type: 'EndJob', job: 'j1', now: 9 }).accepted();
     expect(end.map((e) => e.type)).toEqual(['CallEnded', 'CallEnded', 'JobEnded']);
-    expect(given([...started, ...a, ...b, ...end]).when({ type: 'EndJob', job: 'j1', now: 10 })).toEqual(E.right([]));
+    given([...started, ...a, ...b, ...end]).when({ type: 'EndJob', job: 'j1', now: 10 }).thenNothing();
   });
 });

@@ -5,6 +5,8 @@ import { decidePut, type PutRecord } from '../../../domain/records/decide.ts';
 import { DAY_MS } from '../../../domain/records/rules.ts';
 import { countsUnderCaps, evolveScope, initialScopeState, newest, type OpenedRecordEvent, type ScopeState } from '../../../domain/records/state.ts';
 import { crossesWall, mayRead } from '../../../domain/records/visibility.ts';
+import { specify } from '../../support/decider.ts';
+import { fold, type Decider } from '../../../domain/shared/decider.ts';
 import { defaultSettings, type TenantSettings } from '../../../domain/tenants/settings.ts';
 
 const NOW = 1_000_000_000_000;
@@ -17,79 +19,76 @@ const put = (over: Partial<PutRecord> = {}): PutRecord => ({
   subject_kind: null, closed: false, body: { k: 'key', n: 'n', c: 'c' }, body_bytes: 10, dedupe_digest: null, now: NOW, ...over,
 });
 
-/** Given the puts that were written, when one more is decided, then this. */
+const scopeDecider: Decider<PutRecord, OpenedRecordEvent, ScopeState> = { initialState: initialScopeState, evolve: evolveScope, decide: decidePut };
+const spec = specify(scopeDecider);
+
+/** Given the puts that were written (each accepted in turn), when one more is decided, then this. */
 const given = (puts: PutRecord[]) => {
-  const state = initialScopeState();
-  for (const p of puts) {
-    const d = decidePut(p, state);
-    if (E.isLeft(d)) throw new Error(`given put refused: ${JSON.stringify(d.left)}`);
-    d.right.forEach((e) => evolveScope(state, e));
-  }
-  return { state, when: (p: PutRecord) => decidePut(p, state) };
+  const history: OpenedRecordEvent[] = [];
+  for (const p of puts) history.push(...spec.given(history).when(p).accepted());
+  return { state: fold(scopeDecider, history), when: (p: PutRecord) => spec.given(history).when(p) };
 };
 
 describe('records decider: checks 5–12 in order', () => {
   it('writes version 1 of a new record with the defaults', () => {
-    const then = given([]).when(put());
-    expect(E.isRight(then) && then.right[0]!.data).toMatchObject({ version: 1, subject_kind: 'work', purpose: 'p', ends_at: NOW + 90 * DAY_MS, closed: false });
+    const then = given([]).when(put()).accepted();
+    expect(then[0]!.data).toMatchObject({ version: 1, subject_kind: 'work', purpose: 'p', ends_at: NOW + 90 * DAY_MS, closed: false });
   });
 
   it('answers a repeated request key with nothing new (check 5), before checking expect', () => {
     const first = put({ request_key: 'same' });
-    expect(given([first]).when(put({ request_key: 'same', key: 'other', expect: 7 }))).toEqual(E.right([]));
+    given([first]).when(put({ request_key: 'same', key: 'other', expect: 7 })).thenNothing();
   });
 
   it('refuses a stale expect with the current version (check 6)', () => {
-    expect(given([put()]).when(put({ expect: 0 }))).toEqual(E.left({ error: 'stale', current: 1 }));
+    given([put()]).when(put({ expect: 0 })).then({ error: 'stale', current: 1 });
   });
 
   it('stale comes before purpose, purpose before closed', () => {
     const other = { ...put().writer, purpose: 'q' };
-    expect(given([put()]).when(put({ expect: 0, writer: other }))).toEqual(E.left({ error: 'stale', current: 1 }));
-    expect(given([put()]).when(put({ expect: 1, writer: other, closed: true }))).toEqual(E.left({ error: 'purpose' }));
-    expect(given([]).when(put({ closed: true }))).toEqual(E.left({ error: 'closed' }));
+    given([put()]).when(put({ expect: 0, writer: other })).then({ error: 'stale', current: 1 });
+    given([put()]).when(put({ expect: 1, writer: other, closed: true })).then({ error: 'purpose' });
+    given([]).when(put({ closed: true })).then({ error: 'closed' });
   });
 
   it('makes a data subject write person, and person sticky (check 9)', () => {
     const on = settings({ person_memory: [{ agent: 'scribe', purpose: 'p' }] });
     const subject = { ...put().writer, data_subject: 'user:ada' };
     const first = put({ settings: on, writer: subject, scope: 'agent:scribe' });
-    const then = given([first]).when(put({ settings: on, scope: 'agent:scribe', expect: 1, subject_kind: 'work' }));
-    expect(E.isRight(then) && then.right[0]!.data.subject_kind).toBe('person');
-    expect(E.isLeft(given([]).when(put({ writer: subject })))).toBe(true);
+    const then = given([first]).when(put({ settings: on, scope: 'agent:scribe', expect: 1, subject_kind: 'work' })).accepted();
+    expect(then[0]!.data.subject_kind).toBe('person');
+    given([]).when(put({ writer: subject })).refused();
   });
 
   it('accepts a person write for a plugin-qualified agent in person_memory', () => {
     const on = settings({ person_memory: [{ agent: 'notes/scribe', purpose: 'p' }] });
-    expect(E.isRight(given([]).when(put({ settings: on, scope: 'agent:scribe', subject_kind: 'person' })))).toBe(true);
+    given([]).when(put({ settings: on, scope: 'agent:scribe', subject_kind: 'person' })).accepted();
   });
 
   it('refuses ends in the past, at now, and past the longest (check 10)', () => {
     for (const ends_at of [NOW - 1, NOW, NOW + 365 * DAY_MS + 1])
-      expect(given([]).when(put({ ends_at }))).toEqual(E.left({ error: 'ends_at', max_days: 365 }));
-    expect(E.isRight(given([]).when(put({ ends_at: NOW + 365 * DAY_MS })))).toBe(true);
+      given([]).when(put({ ends_at })).then({ error: 'ends_at', max_days: 365 });
+    given([]).when(put({ ends_at: NOW + 365 * DAY_MS })).accepted();
   });
 
   it('refuses dedupe only against live records of the same purpose (check 11)', () => {
     const a = put({ key: 'a', dedupe_digest: 'd' });
-    expect(given([a]).when(put({ key: 'b', dedupe_digest: 'd' }))).toEqual(E.left({ error: 'duplicate', key: 'a', version: 1 }));
-    expect(E.isRight(given([a]).when(put({ key: 'a', expect: 1, dedupe_digest: 'd' })))).toBe(true);
-    expect(E.isRight(given([a]).when(put({ key: 'b', dedupe_digest: 'd', writer: { ...put().writer, purpose: 'q' } })))).toBe(true);
-    expect(E.isRight(given([a]).when(put({ key: 'b', dedupe_digest: 'd', now: a.now + 91 * DAY_MS })))).toBe(true);
+    given([a]).when(put({ key: 'b', dedupe_digest: 'd' })).then({ error: 'duplicate', key: 'a', version: 1 });
+    given([a]).when(put({ key: 'a', expect: 1, dedupe_digest: 'd' })).accepted();
+    given([a]).when(put({ key: 'b', dedupe_digest: 'd', writer: { ...put().writer, purpose: 'q' } })).accepted();
+    given([a]).when(put({ key: 'b', dedupe_digest: 'd', now: a.now + 91 * DAY_MS })).accepted();
   });
 
   it('dedupe comes before caps (check 11 before 12)', () => {
     const tight = settings({ caps: { records: 1, bytes: 1000 } });
-    expect(given([put({ key: 'a', dedupe_digest: 'd', settings: tight })]).when(put({ key: 'b', dedupe_digest: 'd', settings: tight }))).toEqual(
-      E.left({ error: 'duplicate', key: 'a', version: 1 }),
-    );
+    given([put({ key: 'a', dedupe_digest: 'd', settings: tight })]).when(put({ key: 'b', dedupe_digest: 'd', settings: tight })).then({ error: 'duplicate', key: 'a', version: 1 });
   });
 
   it('lets a write that shrinks usage through even over a lowered cap (check 12)', () => {
     const s = given([put({ key: 'a', body_bytes: 500 }), put({ key: 'b', body_bytes: 500 })]);
     const lowered = settings({ caps: { records: 1, bytes: 100 } });
-    expect(E.isRight(s.when(put({ key: 'a', expect: 1, body_bytes: 50, settings: lowered })))).toBe(true);
-    expect(s.when(put({ key: 'c', settings: lowered }))).toEqual(E.left({ error: 'full', cap: 'records', limit: 1 }));
+    s.when(put({ key: 'a', expect: 1, body_bytes: 50, settings: lowered })).accepted();
+    s.when(put({ key: 'c', settings: lowered })).then({ error: 'full', cap: 'records', limit: 1 });
   });
 });
 
@@ -99,10 +98,10 @@ describe('records decider: what counts under the caps', () => {
 
   it('counts a person record until its end, a work record past its end until retention', () => {
     const s = given([person('a', NOW + DAY_MS), person('b')]);
-    expect(s.when(person('c'))).toEqual(E.left({ error: 'full', cap: 'records', limit: 2 }));
-    expect(E.isRight(s.when({ ...person('c'), now: NOW + DAY_MS }))).toBe(true);
+    s.when(person('c')).then({ error: 'full', cap: 'records', limit: 2 });
+    s.when({ ...person('c'), now: NOW + DAY_MS }).accepted();
     const work = given([put({ settings: on, key: 'a', ends_at: NOW + DAY_MS }), put({ settings: on, key: 'b' })]);
-    expect(work.when(put({ settings: on, key: 'c', now: NOW + 2 * DAY_MS }))).toEqual(E.left({ error: 'full', cap: 'records', limit: 2 }));
+    work.when(put({ settings: on, key: 'c', now: NOW + 2 * DAY_MS })).then({ error: 'full', cap: 'records', limit: 2 });
   });
 });
 

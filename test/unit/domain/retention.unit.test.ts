@@ -5,7 +5,9 @@ import { decidePut, type PutRecord } from '../../../domain/records/decide.ts';
 import { DAY_MS } from '../../../domain/records/rules.ts';
 import { evolveScope, initialScopeState, newest, type ScopeEvent, type ScopeState } from '../../../domain/records/state.ts';
 import { decideRetention, type RetainScope, type RetentionCandidate } from '../../../domain/retention/decide.ts';
+import { fold, type Decider } from '../../../domain/shared/decider.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
+import { specify } from '../../support/decider.ts';
 
 const T0 = 1_000_000_000_000;
 const settings = { ...defaultSettings(), person_memory: [{ agent: 'scribe', purpose: 'p' }] };
@@ -17,23 +19,31 @@ const put = (key: string, expect: number, now: number, over: Partial<PutRecord> 
   subject_kind: null, closed: false, body: { k: 'key', n: 'n', c: 'c' }, body_bytes: 10, dedupe_digest: null, now, ...over,
 });
 
+const scopeDecider: Decider<PutRecord, ScopeEvent, ScopeState> = { initialState: initialScopeState, evolve: evolveScope, decide: decidePut };
+const retentionDecider: Decider<RetainScope, ScopeEvent, ScopeState> = { initialState: initialScopeState, evolve: evolveScope, decide: decideRetention };
+const puts = specify(scopeDecider);
+const retention = specify(retentionDecider);
+
 /** Given these puts on one scope stream, when retention runs at `now` with these candidates, then these events. */
-const given = (puts: PutRecord[]) => {
-  const state: ScopeState = initialScopeState();
-  const apply = (events: readonly ScopeEvent[]) => events.forEach((e) => evolveScope(state, e));
-  for (const p of puts) {
-    const d = decidePut(p, state);
-    if (E.isLeft(d)) throw new Error(`given put refused: ${JSON.stringify(d.left)}`);
-    apply(d.right);
-  }
+const given = (written: PutRecord[]) => {
+  const history: ScopeEvent[] = [];
+  for (const p of written) history.push(...puts.given(history).when(p).accepted());
   const retain = (now: number, candidates: RetentionCandidate[]): RetainScope => ({ tenant: 't', plugin: 'notes', scope: 'agent:scribe', retention_days: 10, candidates, now });
-  const when = (now: number, candidates: RetentionCandidate[]) => {
-    const d = decideRetention(retain(now, candidates), state);
-    if (E.isLeft(d)) throw new Error('retention refused');
-    apply(d.right);
-    return d.right.map((e) => (e.type === 'RecordRemoved' ? `removed ${e.data.key} (${e.data.reason})` : `renew ${e.data.key} v${e.data.version}`));
+  return {
+    get state(): ScopeState {
+      return fold(scopeDecider, history);
+    },
+    /** One more put, kept only if the decider accepts it. */
+    put(p: PutRecord) {
+      const d = puts.given(history).when(p).decision;
+      if (E.isRight(d)) history.push(...d.right);
+    },
+    when(now: number, candidates: RetentionCandidate[]) {
+      const events = retention.given(history).when(retain(now, candidates)).accepted();
+      history.push(...events);
+      return events.map((e) => (e.type === 'RecordRemoved' ? `removed ${e.data.key} (${e.data.reason})` : e.type === 'RenewalRequested' ? `renew ${e.data.key} v${e.data.version}` : e.type));
+    },
   };
-  return { state, when };
 };
 const at = (days: number) => T0 + days * DAY_MS;
 
@@ -76,8 +86,7 @@ describe('retention decides like a command', () => {
         const g = given([]);
         for (const o of sorted) {
           const v = newest(g.state.records.get(o.key))?.version ?? 0;
-          const d = decidePut(put(o.key, v, at(o.days), { ends_at: at(o.days + o.end), subject_kind: o.person ? 'person' : null }), g.state);
-          if (E.isRight(d)) d.right.forEach((e) => evolveScope(g.state, e));
+          g.put(put(o.key, v, at(o.days), { ends_at: at(o.days + o.end), subject_kind: o.person ? 'person' : null }));
         }
         const now = at(Math.max(nowDays, sorted.at(-1)?.days ?? 0));
         const before = new Map([...g.state.records].map(([k, r]) => [k, newest(r)!]));

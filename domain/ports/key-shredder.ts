@@ -1,0 +1,12 @@
+/**
+ * Crypto-shredding (SPEC §7): deleting the keys a sealed value needs makes every copy of it
+ * unreadable, in the log and on any topic alike.
+ */
+export interface KeyShredder {
+  /** Shreds every data key of one record; answers how many went. */
+  shredRecord(tenant: string, plugin: string, scope: string, key: string): Promise<number>;
+  /** Shreds a data subject's key and with it every data key it wraps; answers how many went. */
+  shredSubject(tenant: string, subject: string): Promise<number>;
+  /** Makes the deletions physical (no dead tuple keeps a key). */
+  vacuum(): Promise<void>;
+}
