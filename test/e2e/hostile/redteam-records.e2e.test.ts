@@ -89,4 +89,28 @@ describe('the fence after tampering (issue 11 item 2: the log decides, not a rea
     expect(wrote).toMatchObject({ status: 403, body: { error: 'revoked' } });
     expect(await svc.lastPosition()).toBe(before);
   });
+
+  it('a grant written into the tenant\'s settings event in the log does not become envelope scopes a new job is MACed with', async () => {
+    await svc.admin('POST', '/v1/tenants', { id: 'forged' });
+    await svc.admin('POST', '/v1/tenants/forged/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
+    await svc.admin('POST', '/v1/tenants/forged/plugins', { name: 'vault', functions: ['read'], agents: ['keeper'] });
+    const keeper = await caller(svc, 'forged', { plugin: 'vault', agent: 'keeper', fn: 'read' });
+    expect((await keeper.rec({ op: 'put', scope: 'tenant', record_key: 'secret', body: { pw: 'hunter2' }, expect: 0 })).status).toBe(200);
+    const honest = await caller(svc, 'forged', { job: 'honest' });
+    expect((await svc.admin('POST', `/v1/tenants/forged/jobs/${honest.job}/calls`, { function: 'vault/read' })).status).toBe(403);
+    // One row edited: notes is granted vault's reach in the event that created the tenant.
+    const edited = await svc.pool.query(
+      `UPDATE custodian_events SET data = jsonb_set(data, '{settings,grants}', '{"notes":["plugin:vault"]}') WHERE stream = 'tenant:forged' AND type = 'TenantCreated'`);
+    expect(edited.rowCount).toBe(1);
+    const started = await svc.admin('POST', '/v1/tenants/forged/jobs', { id: 'after-edit', agent: 'scribe', plugin: 'notes', subject: 's', input: 'x' });
+    if (started.status === 201) {
+      expect(started.body.job.scopes).not.toContain('plugin:vault');
+      const minted = await svc.admin('POST', '/v1/tenants/forged/jobs/after-edit/calls', { function: 'vault/read' });
+      expect(minted.status).toBe(403);
+    } else {
+      // Refusing to act on a log that does not verify is the other honest answer.
+      expect(started.status).toBeGreaterThanOrEqual(400);
+      expect(started.status).toBeLessThan(500);
+    }
+  });
 });
