@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ticketHash } from '../../../domain/shared/hash.ts';
 import { caller, records } from '../../support/records.ts';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 
@@ -112,5 +113,24 @@ describe('the fence after tampering (issue 11 item 2: the log decides, not a rea
       expect(started.status).toBeGreaterThanOrEqual(400);
       expect(started.status).toBeLessThan(500);
     }
+  });
+
+  it('a ticket hash written into a CallMinted event and its read-model row does not mint a ticket', async () => {
+    // A running job with a minted call whose ticket has not been used yet (as after a
+    // restart, when the fence's cache is empty, any call is in this state).
+    await caller(svc, 'acme', { job: 'forge-ticket' });
+    // The attacker picks a ticket of their own and writes its hash where the victim's was.
+    const forged = 'forged-ticket-chosen-by-the-attacker-0000000000';
+    const hash = ticketHash(forged);
+    const events = await svc.pool.query(
+      `UPDATE custodian_events SET data = jsonb_set(data, '{ticket_hash}', to_jsonb($2::text)) WHERE stream = $1 AND type = 'CallMinted'`,
+      ['job:acme:forge-ticket', hash]);
+    expect(events.rowCount).toBe(1);
+    const rows = await svc.pool.query(`UPDATE rm_calls SET ticket_hash = $1 WHERE tenant = 'acme' AND job = 'forge-ticket'`, [hash]);
+    expect(rows.rowCount).toBe(1);
+    const before = await svc.lastPosition();
+    const wrote = await records(svc, forged, { op: 'put', scope: 'tenant', record_key: 'forge-2', body: { a: 2 }, expect: 0 });
+    expect(wrote.status).toBeGreaterThanOrEqual(400);
+    expect(await svc.lastPosition()).toBe(before);
   });
 });
