@@ -129,7 +129,12 @@ export const revocationCommands = (deps: {
      */
     async changeSettings(tenant: string, changes: TenantSettingsPatch, ctx: { correlationId?: string | null } = {}): Promise<E.Either<Refusal, SettingsChanged>> {
       const now = clock.now();
-      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, now }, { ...ctx, tenant });
+      // The decider judges the subjects of running jobs too: a start restriction turned on
+      // reaches people the tenant does not list. (The read models first catch up with the log.)
+      await deps.settle(await store.headPosition());
+      const { rows } = await db.query<{ subject: string }>(`SELECT DISTINCT chain->0->'block'->>'subject' AS subject FROM rm_jobs WHERE tenant = $1 AND status = 'running'`, [tenant]);
+      const running_subjects = rows.map((r) => r.subject).filter((x): x is string => typeof x === 'string').sort();
+      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now }, { ...ctx, tenant });
       if (E.isLeft(handled)) return handled;
       const { state, events, position } = handled.right;
       if (!state.exists) throw new Error('a settings change succeeded without a tenant');

@@ -15,6 +15,7 @@ const STATUS: Readonly<Record<string, number>> = {
   job_not_running: 403,
   widening_refused: 403,
   envelope_invalid: 403,
+  label_wall: 403,
   not_found: 404,
   already_exists: 409,
   not_empty: 409,
