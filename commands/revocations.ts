@@ -15,6 +15,7 @@ import { handleCommand } from './handle.ts';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
+import { withoutStartPath } from '../domain/tenants/start-paths.ts';
 
 export interface BatchResult {
   readonly epoch: number;
@@ -76,8 +77,14 @@ export const revocationCommands = (deps: {
     const { rows } = await db.query<{ id: string; chain: Chain }>(`SELECT id, chain FROM rm_jobs WHERE tenant = $1 AND status = 'running' ORDER BY id`, [tenant]);
     const stopped: string[] = [];
     let position: number | null = batchPosition;
+    // The listing holds every start below the batch's position. A person's start that raced
+    // the batch (committed after the subjects the decider judged were read) is not named in
+    // its revocations, yet has no start path under the settings the batch left: it stops too.
+    const paths = applied.start_roles && applied.start_teams ? { people: applied.people, start_roles: applied.start_roles, start_teams: applied.start_teams } : null;
     for (const job of rows) {
       const reasons = revocations.filter((r) => reaches(r, job.chain)).map(describe);
+      const subject = job.chain[0]?.block.subject;
+      if (reasons.length === 0 && paths && subject !== undefined && withoutStartPath(paths, subject)) reasons.push(`person_revoked ${subject}`);
       if (reasons.length === 0) continue;
       const stop = await handleCommand(store, jobStream(tenant, job.id), jobDecider, { type: 'StopJob', job: job.id, epoch, reasons, now }, { tenant });
       if (E.isRight(stop) && stop.right.events.length > 0) {
