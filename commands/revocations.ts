@@ -16,6 +16,7 @@ import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
 import { withoutStartPath } from '../domain/tenants/start-paths.ts';
+import { runningSubjects } from '../queries/jobs.ts';
 
 export interface BatchResult {
   readonly epoch: number;
@@ -139,8 +140,7 @@ export const revocationCommands = (deps: {
       // The decider judges the subjects of running jobs too: a start restriction turned on
       // reaches people the tenant does not list. (The read models first catch up with the log.)
       await deps.settle(await store.headPosition());
-      const { rows } = await db.query<{ subject: string }>(`SELECT DISTINCT chain->0->'block'->>'subject' AS subject FROM rm_jobs WHERE tenant = $1 AND status = 'running'`, [tenant]);
-      const running_subjects = rows.map((r) => r.subject).filter((x): x is string => typeof x === 'string').sort();
+      const running_subjects = await runningSubjects(db, tenant);
       const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now }, { ...ctx, tenant });
       if (E.isLeft(handled)) return handled;
       const { state, events, position } = handled.right;
