@@ -4,9 +4,10 @@ import { startScopes } from '../jobs/scopes.ts';
 import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import type { BatchItem, TenantEvent } from './events.ts';
 import type { TenantSettings } from './settings.ts';
-import { hasStartPath, isPerson } from './start-paths.ts';
+import { isPerson, withoutStartPath } from './start-paths.ts';
 import type { PluginInstall, TenantState } from './state.ts';
 import { batchDigest } from './request-digest.ts';
+import { subjectProblem } from '../shared/subjects.ts';
 
 type Existing = Extract<TenantState, { exists: true }>;
 type Plugins = Readonly<Record<string, PluginInstall>>;
@@ -86,7 +87,8 @@ export const judge = (before: Authority, after: Authority, items: readonly Batch
     ...subjects.filter((x) => isPerson(before.settings, x) || isPerson(after.settings, x)),
   ]);
   for (const person of [...people].sort())
-    if (hasStartPath(before.settings, person) && !hasStartPath(after.settings, person)) revocations.push({ kind: 'person_revoked', person });
+    // "May start" before and not after: listing a subject under `people` makes it a person too.
+    if (!withoutStartPath(before.settings, person) && withoutStartPath(after.settings, person)) revocations.push({ kind: 'person_revoked', person });
   return revocations;
 };
 
@@ -138,5 +140,10 @@ export const decideRevocations = (s: TenantState, items: readonly BatchItem[], n
   if (E.isLeft(retried)) return retried;
   if (retried.right) return E.right([]);
   if (items.length === 0) return E.left(invalid('revocations', 'a batch needs at least one revocation'));
+  // A person is named in the one spelling their jobs and `people` keys use.
+  for (const [i, item] of items.entries()) {
+    const why = item.kind === 'person_change' ? subjectProblem(item.person) : null;
+    if (why !== null) return E.left(invalid(`revocations[${i}].person`, why));
+  }
   return E.right([batchApplied(s, items, applyItems(s, items), now, requestId)]);
 };

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../../../domain/jobs/decide.ts';
@@ -8,6 +9,7 @@ import { subjectProblem } from '../../../domain/shared/subjects.ts';
 import { tenantDecider, type TenantCommand } from '../../../domain/tenants/decide.ts';
 import { defaultSettings, settingsProblem, type TenantSettings } from '../../../domain/tenants/settings.ts';
 import type { TenantStreamEvent } from '../../../domain/tenants/state.ts';
+import { hasStartPath, isPerson } from '../../../domain/tenants/start-paths.ts';
 
 /** The decider rules behind the red-team items 6, 7 and 8 (given / when / then). */
 const mac = (input: string) => createHmac('sha256', 'k').update(input).digest('hex');
@@ -54,6 +56,11 @@ describe('one spelling per subject (SPEC §6 revocations stick)', () => {
     expect(subjectProblem(subject)).toBeNull();
   });
 
+  it('given a person_change naming a person in another spelling, then the batch is invalid and writes nothing', () => {
+    const batch: TenantCommand = { type: 'ApplyRevocations', tenant: 'acme', items: [{ kind: 'person_change', person: 'User:ada', remove_roles: ['x'] }], now: 9 };
+    expect(tenantDecider.decide(batch, tenant())).toEqual(E.left(expect.objectContaining({ error: 'invalid', field: 'revocations[0].person' })));
+  });
+
   it('given people keys, then they follow the same rule', () => {
     expect(settingsProblem(settings({ people: { 'User:ada': { roles: [], teams: [] } } }))).toMatchObject({ field: 'settings.people' });
     expect(settingsProblem(settings({ people: { 'user:ada': { roles: [], teams: [] } } }))).toBeNull();
@@ -76,5 +83,29 @@ describe('turning start restrictions on (SPEC §6: a change that takes authority
   it('given no restriction and no one it leaves without a path, when start_roles are set, then it is a plain settings change', () => {
     const events = ok(tenantDecider.decide(change({ start_roles: ['starter'] }, ['s', 'user:dora']), tenant({ people: { 'user:dora': people['user:dora'] } })));
     expect(events.map((e) => e.type)).toEqual(['TenantSettingsChanged']);
+  });
+});
+
+describe('property: after any settings change, no running person is left without a path and unrevoked', () => {
+  const names = fc.constantFrom('user:a', 'user:b', 'user:c', 'team:x', 's');
+  const roles = fc.uniqueArray(fc.constantFrom('r1', 'r2', 'r3'), { maxLength: 3 });
+  const teams = fc.uniqueArray(fc.constantFrom('t1', 't2'), { maxLength: 2 });
+  const people = fc.dictionary(fc.constantFrom('user:a', 'user:b', 'team:x'), fc.record({ roles, teams }), { maxKeys: 3 });
+  const paths = fc.record({ start_roles: roles, start_teams: teams, people });
+
+  it('holds for random start paths before and after, and random running subjects', () => {
+    fc.assert(fc.property(paths, paths, fc.uniqueArray(names, { maxLength: 5 }), (before, after, running) => {
+      const s = tenant(before);
+      if (!s.exists) throw new Error('no tenant');
+      // Only subjects that could have started are running.
+      const live = running.filter((x) => !isPerson(s.settings, x) || hasStartPath(s.settings, x));
+      const events = ok(tenantDecider.decide({ type: 'ChangeTenantSettings', tenant: 'acme', changes: after, running_subjects: live, now: 5 }, s));
+      const batch = events.find((e) => e.type === 'RevocationBatchApplied');
+      const revoked = batch?.type === 'RevocationBatchApplied' ? batch.data.revocations.flatMap((r) => (r.kind === 'person_revoked' ? [r.person] : [])) : [];
+      const left = settings({ ...before, ...after });
+      for (const x of live) if (isPerson(left, x) && !hasStartPath(left, x)) expect(revoked).toContain(x);
+      // And no one who may still start is revoked.
+      for (const x of revoked) expect(isPerson(left, x) && !hasStartPath(left, x)).toBe(true);
+    }), { numRuns: 300 });
   });
 });
