@@ -108,7 +108,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock, macs),
+      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p)),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

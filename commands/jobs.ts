@@ -13,6 +13,9 @@ import type { Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import { handleCommand, loadState, type Handled } from './handle.ts';
 import type { Ctx } from './tenants.ts';
+import { reachedSince, tenantLog } from './revocations-since.ts';
+import { startRevoked } from '../domain/jobs/sticky.ts';
+import { refusal } from '../domain/shared/refusal.ts';
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
@@ -34,9 +37,37 @@ export interface MintedCall {
   readonly position: number | null;
 }
 
-export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs) => {
+/**
+ * `settle` waits until the read models hold the log up to a position — and so until every
+ * append below it has committed or failed (positions are handed out in transaction order).
+ */
+export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs, settle?: (position: number) => Promise<unknown>) => {
   const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
     handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant });
+
+  /**
+   * A start is decided on the tenant at some revision R and appended at position P. A
+   * revocation batch appended in between (below P) was not seen by the decision, and its
+   * own listing of running jobs (which waits for the read models up to the batch's position,
+   * below P) may not hold this job. So, once every append below P has finished, the start
+   * reads the tenant from the log below P: if a batch since the job's epoch reaches the new
+   * chain, or the tenant below P refuses such a start (a kill, a removed plugin, a revoked
+   * key, a person left without a start path), the job stops itself and the start is refused.
+   * A batch appended above P lists this job (its listing waits up to its own position, past
+   * P) and stops it in its receipt. So every start is either refused or in the receipt of
+   * every batch that reaches it — never running past a revocation.
+   */
+  const stopIfRevokedMeanwhile = async (tenant: string, job: string, request: StartJobRequest, s: Existing, position: number, ctx: Ctx): Promise<Refusal | null> => {
+    if (settle) await settle(position);
+    const log = await tenantLog(store, tenant, position);
+    const hit = reachedSince(log, s.chain);
+    const sticky = log.state.exists ? startRevoked(log.state, request) : null;
+    const reasons = sticky === null ? hit.reasons : [...hit.reasons, sticky];
+    if (reasons.length === 0) return null;
+    const epoch = Math.max(hit.epoch, log.state.exists ? log.state.authority_epoch : 0);
+    await run(tenant, job, { type: 'StopJob', job, epoch, reasons, now: clock.now() }, ctx);
+    return refusal('revoked', { reason: reasons.join('; ') });
+  };
 
   return {
     async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {
@@ -51,6 +82,10 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs)
         const noted = await handleCommand(store, jobStream(tenant, parent.start.job), wideningRefusedDecider, { tenant, job: parent.start.job, run: parent.start.run, child: id, field, reason, now }, { ...ctx, tenant });
         if (E.isLeft(noted)) return noted;
       }
+      if (E.isRight(result) && result.right.events.length > 0 && result.right.position !== null) {
+        const stopped = await stopIfRevokedMeanwhile(tenant, id, request, existing(result.right), result.right.position, ctx);
+        if (stopped) return E.left(stopped);
+      }
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);
         return { job: jobView(s), envelope: envelopeView(s), position: h.position };
@@ -61,8 +96,16 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs)
       const ticket = newTicket();
       const call = randomUUID();
       const mac = macs(tenant);
+      // No window between a batch and the stop it causes: a revocation in the log since the
+      // job's epoch that reaches its chain refuses the mint, as it refuses the fence. Every
+      // append below the job's newest event has finished first, so a batch that raced the
+      // job's start is in what is read.
+      const newest = (await store.readStream(jobStream(tenant, job))).at(-1)?.position;
+      if (settle && newest !== undefined) await settle(newest);
+      const log = await tenantLog(store, tenant);
       const result = await run(tenant, job, (state: JobState) => ({
         type: 'MintCall',
+        revokedBy: state.exists ? reachedSince(log, state.chain).reasons : [],
         envelopeValid: state.exists && chainVerifies(state.chain, mac),
         job,
         function: fn,

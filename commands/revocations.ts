@@ -14,6 +14,8 @@ import { handleCommand } from './handle.ts';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
+import { withoutStartPath } from '../domain/tenants/start-paths.ts';
+import { runningSubjects } from '../queries/jobs.ts';
 
 export interface BatchResult {
   readonly epoch: number;
@@ -75,8 +77,14 @@ export const revocationCommands = (deps: {
     const rows = await runningJobs(db, tenant);
     const stopped: string[] = [];
     let position: number | null = batchPosition;
+    // The listing holds every start below the batch's position. A person's start that raced
+    // the batch (committed after the subjects the decider judged were read) is not named in
+    // its revocations, yet has no start path under the settings the batch left: it stops too.
+    const paths = applied.start_roles && applied.start_teams ? { people: applied.people, start_roles: applied.start_roles, start_teams: applied.start_teams } : null;
     for (const job of rows) {
       const reasons = revocations.filter((r) => reaches(r, job.chain)).map(describe);
+      const subject = job.chain[0]?.block.subject;
+      if (reasons.length === 0 && paths && subject !== undefined && withoutStartPath(paths, subject)) reasons.push(`person_revoked ${subject}`);
       if (reasons.length === 0) continue;
       const stop = await handleCommand(store, jobStream(tenant, job.id), jobDecider, { type: 'StopJob', job: job.id, epoch, reasons, now }, { tenant });
       if (E.isRight(stop) && stop.right.events.length > 0) {
@@ -128,7 +136,11 @@ export const revocationCommands = (deps: {
      */
     async changeSettings(tenant: string, changes: TenantSettingsPatch, ctx: { correlationId?: string | null } = {}): Promise<E.Either<Refusal, SettingsChanged>> {
       const now = clock.now();
-      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, now }, { ...ctx, tenant });
+      // The decider judges the subjects of running jobs too: a start restriction turned on
+      // reaches people the tenant does not list. (The read models first catch up with the log.)
+      await deps.settle(await store.headPosition());
+      const running_subjects = await runningSubjects(db, tenant);
+      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now }, { ...ctx, tenant });
       if (E.isLeft(handled)) return handled;
       const { state, events, position } = handled.right;
       if (!state.exists) throw new Error('a settings change succeeded without a tenant');

@@ -4,6 +4,7 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import type { RecordVersionWrittenData } from '../domain/records/events.ts';
 import { canonicalJson, sha256Hex } from '../domain/shared/hash.ts';
+import { personRecordGone } from '../domain/records/reads.ts';
 import type { RecordView } from './records.ts';
 
 /** An export line: a record version as reads show it, with its plugin, without `writable`. */
@@ -29,7 +30,7 @@ const compare = (a: readonly string[], b: readonly string[]) => {
  * whose keys were shredded and removed records are absent; the last line is the manifest.
  * The same position gives the same bytes, unless keys were shredded in between.
  */
-export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: string, opts: { position?: number; versions?: boolean }): Promise<Export> => {
+export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: string, opts: { position?: number; versions?: boolean; now?: number }): Promise<Export> => {
   const position = opts.position ?? (await store.headPosition());
   const prefix = `records:${tenant}:`;
   const records = new Map<string, RecordVersionWrittenData[]>();
@@ -56,6 +57,9 @@ export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: st
   const lines: string[] = [];
   let recordCount = 0;
   for (const versions of [...records.values()].sort((a, b) => compare(sortKey(a[0]!), sortKey(b[0]!)))) {
+    // A person record is deleted at its end (SPEC §7), before retention removes it: from that
+    // instant of the service clock the export omits it, as it omits a shredded one (§8).
+    if (opts.now !== undefined && personRecordGone(versions.at(-1)!, opts.now)) continue;
     const chosen = opts.versions ? versions : versions.slice(-1);
     let shown = 0;
     for (const v of chosen) {

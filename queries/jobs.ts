@@ -13,3 +13,12 @@ export const getJob = async (sql: Sql, tenant: string, job: string) => {
   const { chain, ...rest } = found;
   return { ...rest, envelope: chain.length > 0 ? envelopeHash(chain) : null, constraints_digest: chain.at(-1)?.block.constraints_digest ?? null };
 };
+
+/** The subjects the tenant's running jobs run for, from their envelopes' first block. */
+export const runningSubjects = async (sql: Sql, tenant: string): Promise<string[]> => {
+  const { rows } = await sql.query<{ subject: string | null }>(
+    `SELECT DISTINCT chain->0->'block'->>'subject' AS subject FROM rm_jobs WHERE tenant = $1 AND status = 'running'`,
+    [tenant],
+  );
+  return rows.flatMap((r) => (typeof r.subject === 'string' ? [r.subject] : [])).sort();
+};

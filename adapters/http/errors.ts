@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Refusal } from '../../domain/shared/refusal.ts';
 
@@ -46,4 +46,18 @@ export const refusalOfError = (error: FastifyError & { refusal?: Refusal }): { s
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return { status, body: { error: 'invalid', field: 'request', reason: error.message } };
   return { status: 500, body: { error: 'internal' } };
+};
+
+/**
+ * Fastify's own refusals that never reach the error handler (a path segment that does not
+ * percent-decode to valid UTF-8, a path parameter too long), answered in our JSON shape.
+ */
+export const answerFrameworkError = (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+  if ((error.statusCode ?? 500) >= 500) {
+    req.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: 'internal' });
+  }
+  const reason = error.code === 'FST_ERR_BAD_URL' ? 'the path does not percent-decode to valid UTF-8'
+    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : error.message;
+  return reply.code(400).send({ error: 'invalid', field: 'path', reason });
 };

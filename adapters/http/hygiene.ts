@@ -68,6 +68,10 @@ export const hygieneRefusal = (value: unknown, root: string, maxDepth = MAX_DEPT
       continue;
     }
     if (typeof v === 'number' && !Number.isFinite(v)) return invalid(path || 'body', 'a number too large to store');
+    // Past 2^53 − 1 a number is not kept exactly (12345678901234567890123 would come back
+    // as 1.2345678901234568e+22): refused rather than altered after a 200. (-0 is kept as 0,
+    // as JSON and RFC 8785 read it.)
+    if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER) return invalid(path || 'body', `a number beyond ±${Number.MAX_SAFE_INTEGER} cannot be kept exactly`);
     if (v === null || typeof v !== 'object') continue;
     if (depth >= maxDepth) return invalid(path || 'body', `nested deeper than ${maxDepth}`);
     if (Array.isArray(v)) {

@@ -11,7 +11,7 @@ import { parseJsonBody, refusalError } from './json-body.ts';
 import { checkRequestTarget } from './request-target.ts';
 import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
-import { refusalOfError } from './errors.ts';
+import { answerFrameworkError, refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -35,6 +35,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     // A request without Host is refused as JSON by checkRequestTarget, not by node's empty 400.
     http: { requireHostHeader: false },
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     ...(logger ? {} : { logger: false }),
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);

@@ -18,6 +18,7 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   job_not_running: 403,
   widening_refused: 403,
   envelope_invalid: 403,
+  label_wall: 403,
   not_found: 404,
   timeout: 408,
   already_exists: 409,

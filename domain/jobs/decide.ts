@@ -11,6 +11,8 @@ import { evolveJob, initialJobState, jobView, type JobState } from './state.ts';
 import { DEFAULT_LEVEL, chainVerifies, constraintsDigest, macInput, type Block, type SignedBlock } from '../envelopes/block.ts';
 import { narrowBlock } from '../envelopes/narrow.ts';
 import { startRevoked } from './sticky.ts';
+import { wallHeld } from './walls.ts';
+import { subjectProblem } from '../shared/subjects.ts';
 
 export interface StartJobRequest {
   readonly agent: string;
@@ -44,6 +46,8 @@ export type JobCommand =
   | {
       readonly type: 'MintCall';
       readonly job: string;
+      /** The revocations in the log since the job's epoch that reach its chain (none: absent or empty). */
+      readonly revokedBy?: readonly string[] | undefined;
       /** Whether the job's envelope chain verified under the tenant's key: a bad chain gives nothing. */
       readonly envelopeValid: boolean;
       readonly function: string;
@@ -102,6 +106,8 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   const tenant = c.tenant;
   if (!tenant.exists) return E.left(notFound('tenant'));
   const r = c.request;
+  const badSubject = subjectProblem(r.subject);
+  if (badSubject !== null) return E.left(invalid('subject', badSubject));
   // Revocations stick, a retried start of a stopped id included.
   const revoked = startRevoked(tenant, r);
   if (revoked !== null) return E.left(refusal('revoked', { reason: revoked }));
@@ -142,6 +148,8 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     // The parent's current labels (its start labels and every label joined since, folded from
     // its own stream), not its block's: a wall or a taint is never shed by delegating.
     const inherited = [...new Set([...labels, ...parent.start.labels])].sort();
+    const wall = wallHeld(tenant.settings.label_walls, inherited);
+    if (wall) return E.left(refusal('label_wall', { labels: wall, reason: 'a child holds its parent\'s labels: it cannot add the far side of a wall' }));
     const block = narrowBlock(parentHead.block, {
       job: c.job, run, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
       install_gen: plugin.install_gen, purpose: jobPurpose, reach, scopes: r.scopes, budget_usd: r.budget_usd, max_depth: r.max_depth,
@@ -150,6 +158,8 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     if (E.isLeft(block)) return block;
     chain = [...parent.chain, { block: block.right, mac: c.mac(macInput(block.right, parentHead.mac)) }];
   } else {
+    const wall = wallHeld(tenant.settings.label_walls, labels);
+    if (wall) return E.left(refusal('label_wall', { labels: wall, reason: 'a job never holds both labels of a wall' }));
     if (r.scopes) {
       const extra = r.scopes.find((x) => !reach.includes(x));
       if (extra !== undefined) return E.left(refusal('widening_refused', { field: 'scopes', reason: `${extra} is not in the plugin's reach` }));
@@ -200,6 +210,7 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   if (!s.exists) return E.left(notFound('job'));
   if (s.status !== 'running') return E.left(refusal('job_not_running', { status: s.status }));
   if (isExpired(s, c.now)) return E.left(refusal('job_not_running', { status: 'expired' }));
+  if (c.revokedBy && c.revokedBy.length > 0) return E.left(refusal('revoked', { reason: c.revokedBy.join('; ') }));
   if (!c.envelopeValid) return E.left(refusal('envelope_invalid'));
   const scope = callScope(s.start.plugin, c.function);
   if (!s.start.scopes.includes(scope)) return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));

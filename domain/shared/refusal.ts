@@ -21,6 +21,7 @@ export const REFUSAL_CODES = [
   'job_not_running',
   'widening_refused',
   'envelope_invalid',
+  'label_wall',
   // record writes (SPEC §4 checks)
   'closed',
   'ends_at',

@@ -5,6 +5,7 @@ import { applyPatch, defaultSettings, settingsProblem, type TenantSettingsPatch 
 import type { BatchItem, RecordScopeKind } from './events.ts';
 import { applyItems, batchApplied, decideRevocations, earlierAnswer } from './revoke.ts';
 import { withdrawnItems } from './withdrawn.ts';
+import { installDigest } from './request-digest.ts';
 import { evolveTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
 import type { Selector } from '../retention/holds.ts';
 
@@ -17,7 +18,14 @@ export type TenantCommand =
   | { readonly type: 'LiftKill'; readonly tenant: string; readonly agent: string; readonly now: number }
   | { readonly type: 'IssueReceipt'; readonly tenant: string; readonly epoch: number; readonly receipt: Record<string, unknown>; readonly now: number }
   | { readonly type: 'CreateTenant'; readonly tenant: string; readonly settings: TenantSettingsPatch; readonly now: number }
-  | { readonly type: 'ChangeTenantSettings'; readonly tenant: string; readonly changes: TenantSettingsPatch; readonly now: number }
+  | {
+      readonly type: 'ChangeTenantSettings';
+      readonly tenant: string;
+      readonly changes: TenantSettingsPatch;
+      /** Subjects of the tenant's running jobs (from their envelopes), judged with the listed people. */
+      readonly running_subjects?: readonly string[] | undefined;
+      readonly now: number;
+    }
   | {
       readonly type: 'InstallPlugin';
       readonly tenant: string;
@@ -53,9 +61,12 @@ const changeSettings = (c: Extract<TenantCommand, { type: 'ChangeTenantSettings'
   if (problem) return E.left(invalid(problem.field, problem.reason));
   const changed: TenantStreamEvent = { type: 'TenantSettingsChanged', data: { tenant: c.tenant, changes: c.changes, changed_ms: c.now } };
   const items = withdrawnItems(s.settings, after);
-  if (items.length === 0) return E.right([changed]);
   const applied = applyItems(s, items);
-  return E.right([changed, batchApplied(s, items, { ...applied, settings: after }, c.now, undefined)]);
+  const batch = batchApplied(s, items, { ...applied, settings: after }, c.now, undefined, c.running_subjects ?? []);
+  // Turning start restrictions on withdraws no item, yet may leave people without a path:
+  // it is a batch whenever it takes anything away.
+  if (items.length === 0 && batch.data.revocations.length === 0) return E.right([changed]);
+  return E.right([changed, batch]);
 };
 
 const duplicate = (xs: readonly string[]) => xs.find((x, i) => xs.indexOf(x) !== i);
@@ -68,13 +79,14 @@ const installPlugin = (c: Extract<TenantCommand, { type: 'InstallPlugin' }>, s: 
   if (agentDup !== undefined) return E.left(invalid('agents', `"${agentDup}" is listed twice`));
   if (c.startup !== undefined && !c.functions.includes(c.startup))
     return E.left(invalid('startup', 'must name one of the plugin\'s functions'));
-  const retried = earlierAnswer(s, c.request_id, 'plugin');
+  const scopes = c.scopes && c.scopes.length > 0 ? [...new Set(c.scopes)] : [...ALL_SCOPE_KINDS];
+  const asked = installDigest({ name: c.name, scopes, functions: c.functions, agents: c.agents, startup: c.startup ?? null });
+  const retried = earlierAnswer(s, c.request_id, 'plugin', asked);
   if (E.isLeft(retried)) return retried;
   if (retried.right) return E.right([]);
   // An upgrade keeps its generation; an install after a removal takes one never used before.
   const installed = Object.hasOwn(s.plugins, c.name) ? s.plugins[c.name] : undefined;
   const installGen = installed?.install_gen ?? (Object.hasOwn(s.install_gens, c.name) ? s.install_gens[c.name]! : 0) + 1;
-  const scopes = c.scopes && c.scopes.length > 0 ? [...new Set(c.scopes)] : [...ALL_SCOPE_KINDS];
   return E.right([
     {
       type: 'PluginInstalled',

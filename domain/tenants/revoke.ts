@@ -4,8 +4,10 @@ import { startScopes } from '../jobs/scopes.ts';
 import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import type { BatchItem, TenantEvent } from './events.ts';
 import type { TenantSettings } from './settings.ts';
-import { hasStartPath } from './start-paths.ts';
+import { isPerson, withoutStartPath } from './start-paths.ts';
 import type { PluginInstall, TenantState } from './state.ts';
+import { batchDigest } from './request-digest.ts';
+import { subjectProblem } from '../shared/subjects.ts';
 
 type Existing = Extract<TenantState, { exists: true }>;
 type Plugins = Readonly<Record<string, PluginInstall>>;
@@ -61,7 +63,7 @@ export const applyItems = (before: Authority, items: readonly BatchItem[]): Auth
  * grantee no longer reaches the scope by any path; a person is revoked only if they had a
  * path to start jobs before and have none after.
  */
-export const judge = (before: Authority, after: Authority, items: readonly BatchItem[]): Revocation[] => {
+export const judge = (before: Authority, after: Authority, items: readonly BatchItem[], subjects: readonly string[] = []): Revocation[] => {
   const revocations: Revocation[] = [];
   for (const item of items) {
     if (item.kind === 'kill_agent') revocations.push({ kind: 'kill_agent', agent: item.agent });
@@ -80,9 +82,13 @@ export const judge = (before: Authority, after: Authority, items: readonly Batch
     ...Object.keys(before.settings.people),
     ...Object.keys(after.settings.people),
     ...items.flatMap((i) => (i.kind === 'person_change' ? [i.person] : [])),
+    // Subjects of running jobs the tenant does not list (a `user:` subject): turning start
+    // restrictions on takes their path away too.
+    ...subjects.filter((x) => isPerson(before.settings, x) || isPerson(after.settings, x)),
   ]);
   for (const person of [...people].sort())
-    if (hasStartPath(before.settings, person) && !hasStartPath(after.settings, person)) revocations.push({ kind: 'person_revoked', person });
+    // "May start" before and not after: listing a subject under `people` makes it a person too.
+    if (!withoutStartPath(before.settings, person) && withoutStartPath(after.settings, person)) revocations.push({ kind: 'person_revoked', person });
   return revocations;
 };
 
@@ -93,13 +99,14 @@ export const batchApplied = (
   after: Authority & { removed: readonly string[] },
   now: number,
   requestId: string | undefined,
+  subjects: readonly string[] = [],
 ): BatchApplied => ({
   type: 'RevocationBatchApplied',
   data: {
     tenant: s.id,
     epoch: s.authority_epoch + 1,
     items: [...items],
-    revocations: judge(s, after, items),
+    revocations: judge(s, after, items, subjects),
     grants: after.settings.grants,
     people: after.settings.people,
     start_roles: after.settings.start_roles,
@@ -110,12 +117,17 @@ export const batchApplied = (
   },
 });
 
-/** A request id already answered: by an earlier answer of the same kind, or a conflict. */
-export const earlierAnswer = (s: Existing, requestId: string | undefined, kind: 'plugin' | 'revocations'): E.Either<Refusal, boolean> => {
+/**
+ * A request id already answered: by the same request (true: answer the earlier answer), or
+ * a conflict — another kind of request, or the same kind asking something else.
+ */
+export const earlierAnswer = (s: Existing, requestId: string | undefined, kind: 'plugin' | 'revocations', digest: string): E.Either<Refusal, boolean> => {
   if (requestId === undefined) return E.right(false);
   const earlier = own(s.requests, requestId);
   if (earlier === undefined) return E.right(false);
-  return earlier.kind === kind ? E.right(true) : E.left(refusal('already_exists', { request_id: requestId, reason: `the request id answered a ${earlier.kind === 'plugin' ? 'plugin install' : 'revocation batch'}` }));
+  if (earlier.kind === kind && earlier.digest === digest) return E.right(true);
+  const answered = earlier.kind === 'plugin' ? `a plugin install (${earlier.plugin.name})` : `a revocation batch (epoch ${earlier.epoch})`;
+  return E.left(refusal('already_exists', { what: 'request_id', request_id: requestId, reason: `the request id answered another request: ${answered}` }));
 };
 
 /**
@@ -124,9 +136,14 @@ export const earlierAnswer = (s: Existing, requestId: string | undefined, kind: 
  */
 export const decideRevocations = (s: TenantState, items: readonly BatchItem[], now: number, requestId?: string): E.Either<Refusal, readonly TenantEvent[]> => {
   if (!s.exists) return E.left(notFound('tenant'));
-  const retried = earlierAnswer(s, requestId, 'revocations');
+  const retried = earlierAnswer(s, requestId, 'revocations', batchDigest(items));
   if (E.isLeft(retried)) return retried;
   if (retried.right) return E.right([]);
   if (items.length === 0) return E.left(invalid('revocations', 'a batch needs at least one revocation'));
+  // A person is named in the one spelling their jobs and `people` keys use.
+  for (const [i, item] of items.entries()) {
+    const why = item.kind === 'person_change' ? subjectProblem(item.person) : null;
+    if (why !== null) return E.left(invalid(`revocations[${i}].person`, why));
+  }
   return E.right([batchApplied(s, items, applyItems(s, items), now, requestId)]);
 };

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { nullable } from '../events/schema.ts';
+import { subjectProblem } from '../shared/subjects.ts';
 
 const requiredSettings = {
   default_end_days: t.number,
@@ -52,5 +53,11 @@ export const applyPatch = (settings: TenantSettings, patch: TenantSettingsPatch)
 export const settingsProblem = (s: TenantSettings): { field: string; reason: string } | null => {
   if (s.default_end_days > s.max_end_days)
     return { field: 'settings.default_end_days', reason: `must not exceed max_end_days (${s.max_end_days})` };
+  for (const person of Object.keys(s.people)) {
+    const why = subjectProblem(person);
+    if (why !== null) return { field: 'settings.people', reason: `${JSON.stringify(person)}: ${why}` };
+  }
+  const selfWall = s.label_walls.findIndex(([a, b]) => a === b);
+  if (selfWall >= 0) return { field: `settings.label_walls[${selfWall}]`, reason: 'a wall is a pair of two different labels' };
   return null;
 };

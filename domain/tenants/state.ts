@@ -2,6 +2,7 @@ import { applyPatch, type TenantSettings } from './settings.ts';
 import type { RecordScopeKind, TenantEvent } from './events.ts';
 import type { RetentionEvent } from '../retention/events.ts';
 import type { Selector } from '../retention/holds.ts';
+import { batchDigest, installDigest } from './request-digest.ts';
 
 /** Everything a tenant stream holds. */
 export type TenantStreamEvent = TenantEvent | Extract<RetentionEvent, { type: 'HoldPlaced' | 'HoldReleased' | 'ErasureRequested' | 'SubjectKeyShredded' }>;
@@ -40,7 +41,10 @@ export type TenantState =
       readonly receipts: Readonly<Record<number, Record<string, unknown>>>;
     };
 
-export type AnsweredRequest = { readonly kind: 'plugin'; readonly plugin: PluginInstall } | { readonly kind: 'revocations'; readonly epoch: number };
+/** `digest`: of the request the id answered (request-digest.ts), so another request under it is refused. */
+export type AnsweredRequest =
+  | { readonly kind: 'plugin'; readonly plugin: PluginInstall; readonly digest: string }
+  | { readonly kind: 'revocations'; readonly epoch: number; readonly digest: string };
 
 export const initialTenantState = (): TenantState => ({ exists: false });
 
@@ -74,7 +78,7 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         ...state,
         plugins: { ...state.plugins, [name]: plugin },
         install_gens: { ...state.install_gens, [name]: Math.max(install_gen, state.install_gens[name] ?? 0) },
-        requests: request_id === undefined ? state.requests : { ...state.requests, [request_id]: { kind: 'plugin', plugin } },
+        requests: request_id === undefined ? state.requests : { ...state.requests, [request_id]: { kind: 'plugin', plugin, digest: installDigest(plugin) } },
       };
     }
     case 'RevocationBatchApplied': {
@@ -96,7 +100,7 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         },
         killed_agents: [...new Set([...state.killed_agents, ...killed])],
         revoked_keys: [...new Set([...state.revoked_keys, ...keys])],
-        requests: d.request_id === undefined ? state.requests : { ...state.requests, [d.request_id]: { kind: 'revocations', epoch: d.epoch } },
+        requests: d.request_id === undefined ? state.requests : { ...state.requests, [d.request_id]: { kind: 'revocations', epoch: d.epoch, digest: batchDigest(d.items) } },
       };
     }
     case 'RevocationReceiptIssued':

@@ -59,6 +59,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
     const exported = await exportTenant(deps.store, deps.sealer, req.params.t, {
       ...(req.query.position !== undefined ? { position: req.query.position } : {}),
       versions: req.query.versions === 'true',
+      now: deps.clock.now(),
     });
     // Exports are audited; the audit fact lands after the position the export was built to.
     const { position, records, versions, sha256 } = exported;

@@ -139,9 +139,21 @@ describe('tenant decider: install_gen and request ids', () => {
   it('given an answered request id, a retried install or batch decides nothing; the id of another kind is a conflict', () => {
     const first = tenantAfter([created()], install('notes', 'r1'), revoke([{ kind: 'kill_agent', agent: 'notes/scribe' }], 'b1'));
     tenants.given(first.events).when(install('notes', 'r1')).thenNothing();
-    tenants.given(first.events).when(revoke([{ kind: 'api_key_revoked', key: 'k' }], 'b1')).thenNothing();
-    tenants.given(first.events).when(install('notes', 'b1')).then(expect.objectContaining({ error: 'already_exists', request_id: 'b1' }));
-    expect(first.state.exists && first.state.requests).toEqual({ r1: { kind: 'plugin', plugin: expect.objectContaining({ name: 'notes', install_gen: 1 }) }, b1: { kind: 'revocations', epoch: 2 } });
+    tenants.given(first.events).when(revoke([{ kind: 'kill_agent', agent: 'notes/scribe' }], 'b1')).thenNothing();
+    tenants.given(first.events).when(install('notes', 'b1')).then(expect.objectContaining({ error: 'already_exists', what: 'request_id', request_id: 'b1' }));
+    expect(first.state.exists && first.state.requests).toEqual({
+      r1: { kind: 'plugin', plugin: expect.objectContaining({ name: 'notes', install_gen: 1 }), digest: expect.any(String) },
+      b1: { kind: 'revocations', epoch: 2, digest: expect.any(String) },
+    });
+  });
+
+  // Red-team items 3 and 9: this was answered with the earlier answer, so the second request did nothing.
+  it('given an answered request id, another request of the same kind under it is a conflict and writes nothing', () => {
+    const first = tenantAfter([created()], install('notes', 'r1'), revoke([{ kind: 'kill_agent', agent: 'notes/scribe' }], 'b1'));
+    tenants.given(first.events).when(revoke([{ kind: 'plugin_removed', plugin: 'notes' }], 'b1'))
+      .then(expect.objectContaining({ error: 'already_exists', what: 'request_id', request_id: 'b1' }));
+    tenants.given(first.events).when(install('other', 'r1'))
+      .then(expect.objectContaining({ error: 'already_exists', what: 'request_id', request_id: 'r1' }));
   });
 });
 

@@ -1,0 +1,24 @@
+/**
+ * One spelling per subject (SPEC §6 "revocations stick"): a revoked `user:ada` or
+ * `apikey:K1` must not come back as `User:ada`, ` user:ada` or `APIKEY:K1`. Rather than
+ * folding spellings together (and guessing which one a grant meant), a subject that is not
+ * already in its one form is refused: no white space at either end, no control character,
+ * and a kind prefix (the part before the first `:`) in lower case. The rest after the prefix
+ * is the subject's own name and keeps its case (`apikey:K1` and `apikey:k1` are two keys).
+ * People keys in tenant settings follow the same rule, so a listed person always matches.
+ */
+// C0 and C1 controls, DEL included.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Why a subject is not in its one spelling, or null. */
+export const subjectProblem = (subject: string): string | null => {
+  if (subject.trim() !== subject) return 'a subject has no white space at either end';
+  if (CONTROL.test(subject)) return 'a subject has no control characters';
+  const colon = subject.indexOf(':');
+  if (colon > 0) {
+    const kind = subject.slice(0, colon);
+    if (kind !== kind.toLowerCase()) return `the kind prefix is lower case: ${kind.toLowerCase()}:…`;
+  }
+  return null;
+};
