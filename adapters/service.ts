@@ -20,6 +20,9 @@ import { allProjections } from '../projections/all.ts';
 import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
+import { authenticatedEventStore } from './eventstore/authenticated.ts';
+import { eventMacKeys } from './eventstore/event-macs.ts';
+import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
@@ -76,7 +79,11 @@ export const reachableUrl = (address: AddressInfo): string => {
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
   const pool = createPool(o.databaseUrl, 20);
-  const store = o.eventStore ?? (await postgresEventStore(pool));
+  // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
+  const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
+  const log = o.eventStore ?? (await postgresEventStore(pool));
+  if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
+  const store = authenticatedEventStore(log, eventKeys);
   const db = postgresReadModelStore(pool);
   const keystore = await postgresKeystore(pool, o.masterKey);
   const projections = allProjections({ sealer: keystore });

@@ -6,6 +6,10 @@ import { secretsDir } from '../keys/secrets.ts';
 import type { EventStore } from '../../domain/ports/event-store.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
 import { postgresEventStore } from '../eventstore/postgres.ts';
+import { authenticatedEventStore } from '../eventstore/authenticated.ts';
+import { eventMacKeys } from '../eventstore/event-macs.ts';
+import { loadMasterKey } from '../keys/master.ts';
+import { parseMasterKey } from '../keys/secrets.ts';
 
 export interface Database {
   readonly url: string;
@@ -49,3 +53,9 @@ export const openDatabase = async (dataDir: string, log?: (line: string) => void
 /** The log: EventStoreDB when ESDB_URL is set, else PostgreSQL on `pool` (read models stay there either way). */
 export const openEventStore = async (pool: pg.Pool): Promise<EventStore> =>
   process.env.ESDB_URL ? esdbEventStore(process.env.ESDB_URL) : postgresEventStore(pool);
+
+/** The log as the service reads it: every event checked against its MAC (what rebuilds build from). */
+export const openAuthenticatedEventStore = async (pool: pg.Pool, dataDir: string): Promise<EventStore> => {
+  const secret = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : loadMasterKey(dataDir);
+  return authenticatedEventStore(await openEventStore(pool), eventMacKeys(secret));
+};

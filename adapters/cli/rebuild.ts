@@ -5,7 +5,7 @@ import { loadMasterKey } from '../keys/master.ts';
 import { ensureProjectionSchemas, rebuildProjection } from '../../projections/runner.ts';
 import { createPool } from '../postgres/pool.ts';
 import { postgresReadModelStore } from '../postgres/read-model-store.ts';
-import { dataDirOf, openDatabase, openEventStore } from './database.ts';
+import { dataDirOf, openAuthenticatedEventStore, openDatabase } from './database.ts';
 
 /** `custodian rebuild <projection>`: replays the whole log into one read model. */
 export const rebuild = async (name: string, opts: { dataDir?: string }) => {
@@ -18,7 +18,7 @@ export const rebuild = async (name: string, opts: { dataDir?: string }) => {
   const db = await openDatabase(dataDir);
   const pool = createPool(db.url, 4);
   try {
-    const store = await openEventStore(pool);
+    const store = await openAuthenticatedEventStore(pool, dataDir);
     const models = postgresReadModelStore(pool);
     const projections = allProjections({ sealer: await postgresKeystore(pool, loadMasterKey(dataDir)) });
     const projection = projections.find((p) => p.name === name)!;

@@ -7,10 +7,25 @@ import type { Either } from 'fp-ts/lib/Either.js';
  */
 export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
 
+/**
+ * The type an authenticated store reads an event back as when it fails its MAC or leaves a
+ * hole in its stream's revisions: no codec knows it, so nothing folds it. Its data says where
+ * and why (`TamperedEventData`).
+ */
+export const TAMPERED_EVENT = '$tampered';
+export interface TamperedEventData {
+  readonly stream: string;
+  readonly revision: number;
+  readonly original_type: string;
+  readonly reason: string;
+}
+
 export interface EventMetadata {
   readonly tenant: string;
   readonly causation_id: string | null;
   readonly correlation_id: string | null;
+  /** The event's MAC, set by the authenticated store on append (see adapters/eventstore/authenticated.ts). */
+  readonly mac?: string;
 }
 
 export interface NewEvent {
