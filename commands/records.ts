@@ -1,19 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { eventRegistry } from '../domain/events/registry.ts';
+import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { Clock } from '../domain/ports/clock.ts';
-import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.ts';
+import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
-import { decidePut } from '../domain/records/decide.ts';
+import { scopeDecider } from '../domain/records/decider.ts';
 import { MEMORY_TAINT } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey } from '../domain/records/rules.ts';
 import { personRecordGone } from '../domain/records/reads.ts';
-import { evolveScope, initialScopeState, newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
+import { newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
-import { decideRetention, retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
+import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
-import { backoff, streamLocks } from './exclusive.ts';
+import { handle, inspect, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import type { CallContext } from '../queries/call-context.ts';
 
 export interface PutRequest {
@@ -37,30 +36,17 @@ export interface Written {
   readonly position: number | null;
 }
 
-interface Cached {
-  state: ScopeState;
-  revision: ExpectedRevision;
-}
-
-const MAX_ATTEMPTS = 50;
 const CACHED_STREAMS = 512;
 
-/**
- * Puts go through one stream per (tenant, plugin, scope): the consistency boundary inside
- * which stale, dedupe, caps and idempotency are decided exactly. Scope states are cached and
- * caught up from their last revision; one put per stream runs at a time in this process, and
- * the expected revision settles races with other processes.
- */
 /** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
 export type RetireEnded = (tenant: string, plugin: string, scope: string, key: string, version: number) => Promise<RetentionVerdict>;
 
-export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock; retire?: RetireEnded }) => {
-  const { store, db, sealer, clock } = deps;
-  const cache = new Map<string, Cached>();
-  const exclusive = streamLocks();
-
-  /** Opens the sealed digest of each version so the decider can compare digests. */
-  const open = async (recorded: Awaited<ReturnType<EventStore['readStream']>>[number]): Promise<ScopeEvent> => {
+/**
+ * The scope codec: digests are opened when a stream is read (the decider compares them) and
+ * sealed again under the version's key when its events are written. Bodies stay sealed.
+ */
+const scopeCodec = (sealer: Sealer): Codec<ScopeEvent> => ({
+  async read(recorded) {
     const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
     if (E.isLeft(decoded)) throw new Error(`records stream ${recorded.stream}: ${decoded.left}`);
     if (decoded.right.type === 'RecordRemoved' || decoded.right.type === 'RenewalRequested') return decoded.right;
@@ -68,21 +54,26 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     const d = decoded.right.data;
     const digest = d.dedupe === null ? null : await sealer.open(d, 'dedupe', d.dedupe);
     return { type: 'RecordVersionWritten', data: { ...d, dedupe_digest: digest } };
-  };
+  },
+  write: (events) =>
+    Promise.all(
+      events.map(async (e): Promise<DomainEvent> => {
+        if (e.type !== 'RecordVersionWritten') return e;
+        const { dedupe_digest, ...data } = e.data;
+        return { type: 'RecordVersionWritten', data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal(data, 'dedupe', dedupe_digest) } };
+      }),
+    ),
+});
 
-  const load = async (stream: string): Promise<Cached> => {
-    let entry = cache.get(stream);
-    if (!entry) entry = { state: initialScopeState(), revision: 'no_stream' };
-    const from = entry.revision === 'no_stream' ? 0 : (entry.revision as number) + 1;
-    for (const r of await store.readStream(stream, from)) {
-      entry.state = evolveScope(entry.state, await open(r));
-      entry.revision = r.revision;
-    }
-    cache.delete(stream);
-    cache.set(stream, entry);
-    if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!);
-    return entry;
-  };
+/**
+ * Puts go through one stream per (tenant, plugin, scope): the consistency boundary inside
+ * which stale, dedupe, caps and idempotency are decided exactly, by the scope decider, on the
+ * one command path (`handle`): cached scope states caught up from their last revision, one
+ * command per stream at a time in this process, the expected revision between processes.
+ */
+export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock; retire?: RetireEnded }) => {
+  const { store, db, sealer, clock } = deps;
+  const options: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer) };
 
   const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
@@ -99,75 +90,55 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     // A person record past its end is deleted for every reader: a put on its key starts a new
     // record, so the old one is removed and its keys shredded first (before this body is sealed
     // under them). A hold keeps it, and the decider then refuses the put (`held`).
-    const ended = await exclusive(stream, async () => {
-      const v = newest((await load(stream)).state.records.get(req.record_key));
+    const ended = (await inspect(store, stream, scopeDecider, (s) => {
+      const v = newest(s.records.get(req.record_key));
       return v && personRecordGone(v, clock.now()) ? v.version : null;
-    });
+    }, options)) as number | null;
     if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
 
     const version = req.expect + 1;
-    const sealContext = { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject };
     const bodyText = JSON.stringify(req.body);
-    const body = await sealer.seal(sealContext, 'body', bodyText);
+    const body = await sealer.seal({ tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject }, 'body', bodyText);
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
-    return exclusive(stream, async () => {
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const entry = await load(stream);
-        const decision = decidePut(
-          {
-            tenant: ctx.tenant,
-            plugin: ctx.plugin,
-            settings: ctx.settings,
-            writer: {
-              job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,
-              purpose: ctx.purpose, data_subject: ctx.data_subject, labels: ctx.labels, tainted: ctx.labels.includes(MEMORY_TAINT),
-            },
-            request_key: rk,
-            scope: req.scope,
-            key: req.record_key,
-            expect: req.expect,
-            kind: req.kind ?? 'note',
-            state: req.state ?? 'active',
-            supersedes: req.supersedes ?? null,
-            ends_at: req.ends_at ?? null,
-            subject_kind: req.subject_kind ?? null,
-            closed: req.closed ?? false,
-            body,
-            body_bytes: Buffer.byteLength(bodyText),
-            dedupe_digest: digest,
-            now: clock.now(),
-          },
-          entry.state,
-        );
-        if (E.isLeft(decision)) return decision;
-        if (decision.right.length === 0) {
-          const first = entry.state.requests.get(rk)!;
-          return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
-        }
-        const events = decision.right;
-        const stored = await Promise.all(
-          events.map(async ({ data: { dedupe_digest, ...data } }) => ({
-            event_id: randomUUID(),
-            ...eventRegistry.encode({
-              type: 'RecordVersionWritten',
-              data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal({ ...sealContext, version: data.version }, 'dedupe', dedupe_digest) },
-            }),
-            metadata: { tenant: ctx.tenant, causation_id: ctx.call, correlation_id: ctx.job },
-          })),
-        );
-        const appended = await store.append(stream, stored, entry.revision);
-        if (E.isLeft(appended)) {
-          await backoff(attempt);
-          continue;
-        }
-        for (const e of events) entry.state = evolveScope(entry.state, e);
-        entry.revision = appended.right.nextExpectedRevision;
-        const written = events.at(-1)!.data;
-        return E.right({ version: written.version, scope: written.scope, key: written.key, position: appended.right.position });
-      }
-      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-    });
+    const handled = await handle(
+      store,
+      stream,
+      scopeDecider,
+      () => ({
+        type: 'PutRecord' as const,
+        tenant: ctx.tenant,
+        plugin: ctx.plugin,
+        settings: ctx.settings,
+        writer: {
+          job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,
+          purpose: ctx.purpose, data_subject: ctx.data_subject, labels: ctx.labels, tainted: ctx.labels.includes(MEMORY_TAINT),
+        },
+        request_key: rk,
+        scope: req.scope,
+        key: req.record_key,
+        expect: req.expect,
+        kind: req.kind ?? 'note',
+        state: req.state ?? 'active',
+        supersedes: req.supersedes ?? null,
+        ends_at: req.ends_at ?? null,
+        subject_kind: req.subject_kind ?? null,
+        closed: req.closed ?? false,
+        body,
+        body_bytes: Buffer.byteLength(bodyText),
+        dedupe_digest: digest,
+        now: clock.now(),
+      }),
+      { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
+      options,
+    );
+    if (E.isLeft(handled)) return handled;
+    const written = handled.right.events.at(-1);
+    if (written?.type === 'RecordVersionWritten')
+      return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
+    // An idempotent retry decided nothing: answer its first write.
+    const first = handled.right.state.requests.get(rk)!;
+    return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
   };
 
   /**
@@ -177,30 +148,20 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
    */
   const retain = async (c: RetainScope): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
     const stream = recordsStream(c.tenant, c.plugin, c.scope);
-    return exclusive(stream, async () => {
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const entry = await load(stream);
-        const verdicts = retentionVerdicts(c, entry.state);
-        const decision = decideRetention(c, entry.state);
-        if (E.isLeft(decision)) throw new Error(`records stream ${stream}: retention refused ${decision.left.error}`);
-        const events = decision.right;
-        if (events.length === 0) return { verdicts, position: null };
-        const stored = events.map((e) => ({
-          event_id: randomUUID(),
-          ...eventRegistry.encode(e as Exclude<ScopeEvent, { type: 'RecordVersionWritten' }>),
-          metadata: { tenant: c.tenant, causation_id: null, correlation_id: null },
-        }));
-        const appended = await store.append(stream, stored, entry.revision);
-        if (E.isLeft(appended)) {
-          await backoff(attempt);
-          continue;
-        }
-        for (const e of events) entry.state = evolveScope(entry.state, e);
-        entry.revision = appended.right.nextExpectedRevision;
-        return { verdicts, position: appended.right.position };
-      }
-      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-    });
+    let verdicts = new Map<string, RetentionVerdict>();
+    const handled = await handle(
+      store,
+      stream,
+      scopeDecider,
+      (s: ScopeState) => {
+        verdicts = retentionVerdicts(c, s);
+        return { type: 'RetainScope' as const, ...c };
+      },
+      { tenant: c.tenant },
+      options,
+    );
+    if (E.isLeft(handled)) throw new Error(`records stream ${stream}: retention refused ${handled.left.error}`);
+    return { verdicts, position: handled.right.position };
   };
 
   return { put, retain };
