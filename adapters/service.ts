@@ -11,6 +11,7 @@ import { jobCommands } from '../commands/jobs.ts';
 import { tenantCommands } from '../commands/tenants.ts';
 import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
+import { recordsService } from '../commands/records-service.ts';
 import { recordQueries } from '../queries/records.ts';
 import { postgresRequestCounter } from './postgres/call-requests.ts';
 import type { Clock } from '../domain/ports/clock.ts';
@@ -19,6 +20,7 @@ import { allProjections } from '../projections/all.ts';
 import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
+import { inlineProjections } from './eventstore/inline-projections.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
@@ -72,17 +74,25 @@ export const reachableUrl = (address: AddressInfo): string => {
   return `http://${host}:${address.port}`;
 }
 
+/** The read models every put's answer depends on. */
+const INLINE = new Set(['records']);
+
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
   const pool = createPool(o.databaseUrl, 20);
-  const store = o.eventStore ?? (await postgresEventStore(pool));
   const db = postgresReadModelStore(pool);
   const keystore = await postgresKeystore(pool, o.masterKey);
   const projections = allProjections({ sealer: keystore });
-  const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   await ensureProjectionSchemas(db, projections);
+  // On PostgreSQL the records models (versions, list index, request keys) are written in the
+  // append's own transaction, so a put answers without waiting for the runner; a store that
+  // cannot share a transaction with them (memory, EventStoreDB) leaves them to the runner.
+  const inline = o.eventStore ? [] : projections.filter((p) => INLINE.has(p.name));
+  const store = o.eventStore ?? (await postgresEventStore(pool, { inline: inlineProjections(inline) }));
+  const asyncProjections = projections.filter((p) => !inline.includes(p));
+  const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
-  const runner = createProjectionRunner(store, db, projections, {
+  const runner = createProjectionRunner(store, db, asyncProjections, {
     lagging: ['audit'],
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
@@ -114,14 +124,16 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       relay: relayHealth,
       publicUrl: () => url,
       records: {
-        db,
-        counter: await postgresRequestCounter(pool),
-        records,
-        queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
-        audit: readAudit(store, clock),
-        runner,
-        clock,
-        fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
+        service: recordsService({
+          db,
+          counter: await postgresRequestCounter(pool),
+          records,
+          queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
+          audit: readAudit(store, clock),
+          fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
+          settle: (p) => runner.waitFor(p),
+          recordsInline: inline.length > 0,
+        }),
       },
       revocations: revocationCommands({ store, db, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),

@@ -25,6 +25,7 @@ const STATUS: Readonly<Record<string, number>> = {
   too_large: 413,
   unsupported_media_type: 415,
   requests: 429,
+  unavailable: 503,
 };
 
 export const statusOf = (r: Refusal): number => STATUS[r.error] ?? 400;
