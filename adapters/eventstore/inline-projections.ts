@@ -2,9 +2,14 @@ import { applyEvent } from '../../projections/runner.ts';
 import type { Projection } from '../../projections/projection.ts';
 import type { InlineProjections } from './postgres-group-commit.ts';
 
-/** The event types each inline model reads (records: versions written and records removed). */
+/**
+ * The event types each model that may run inline reads. (When projections declare what they
+ * handle themselves, this table goes.)
+ */
 const HANDLED: Readonly<Record<string, readonly string[]>> = {
   records: ['RecordVersionWritten', 'RecordRemoved'],
+  'dedupe-digests': ['RecordVersionWritten', 'RecordRemoved'],
+  retention: ['RecordVersionWritten', 'RecordRemoved', 'RenewalRequested', 'HoldPlaced', 'HoldReleased'],
 };
 
 /**
