@@ -24,6 +24,7 @@ import { inlineProjections } from './eventstore/inline-projections.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
+import { postgresSnapshots } from './postgres/snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
@@ -102,7 +103,10 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   runner.start();
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
-  const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record) });
+  const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record),
+    ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
+    onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
+  });
   const compliance = complianceCommands({ store, db, keystore, clock, auditKey: o.auditKey, settle: (p) => runner.waitFor(p), records });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =

@@ -106,7 +106,19 @@ export interface HandlerOptions<Ev, S> {
   /** Keeps folded states between commands (then `evolve` may update a state in place). */
   readonly cache?: StateCache<S>;
   readonly codec?: Codec<Ev>;
+  /**
+   * A state at some revision, taken without replaying the stream (a snapshot, or a compact
+   * state read from models kept in the append's transaction); the handler catches it up.
+   * Null when there is none: the stream is folded from its first event.
+   */
+  readonly snapshot?: (stream: string) => Promise<Folded<S> | null>;
+  /** Called under the stream's lock after a successful append, with the state it left (to take snapshots). */
+  readonly appended?: (stream: string, folded: Readonly<Folded<S>>) => void;
 }
+
+/** The cached state, else a snapshot, else the empty state: then caught up from its revision. */
+const start = async <Ev, S>(stream: string, aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState'>, options: HandlerOptions<Ev, S>): Promise<Folded<S>> =>
+  options.cache?.get(stream) ?? (await options.snapshot?.(stream)) ?? { state: aggregate.initialState(), revision: 'no_stream' };
 
 /**
  * The one command path: load (from the cache, caught up), decide, wrap the events through
@@ -118,19 +130,18 @@ export const handle = async <C, Ev, S>(
   store: EventStore,
   stream: string,
   aggregate: Aggregate<C, Ev, S>,
-  command: C | ((state: S) => C),
+  command: C | ((state: S) => C | Promise<C>),
   cause: Cause,
   options: HandlerOptions<Ev, S> = {},
 ): Promise<E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>> =>
   exclusive(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
     for (let attempt = 1; ; attempt++) {
-      const cached = options.cache?.get(stream);
-      // A state folded for a failed attempt may be ahead of the log only if the append
-      // succeeded, so a cached entry is always a prefix of the stream: catch it up.
-      const folded = await catchUp(store, stream, aggregate.evolve, codec, cached ?? { state: aggregate.initialState(), revision: 'no_stream' });
+      // A cached state is only ever moved by an append that succeeded, so it is a prefix of
+      // the stream: catch it up.
+      const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
       options.cache?.set(stream, folded);
-      const c = typeof command === 'function' ? (command as (s: S) => C)(folded.state) : command;
+      const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
       const decision = aggregate.decide(c, folded.state);
       if (E.isLeft(decision)) return decision;
       const events = decision.right;
@@ -140,6 +151,7 @@ export const handle = async <C, Ev, S>(
       if (E.isRight(appended)) {
         folded.state = events.reduce(aggregate.evolve, folded.state);
         folded.revision = appended.right.nextExpectedRevision;
+        options.appended?.(stream, folded);
         return E.right({ state: folded.state, events, position: appended.right.position });
       }
       if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
@@ -157,7 +169,7 @@ export const inspect = async <Ev, S>(
 ) =>
   exclusive(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
-    const folded = await catchUp(store, stream, aggregate.evolve, codec, options.cache?.get(stream) ?? { state: aggregate.initialState(), revision: 'no_stream' });
+    const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
     options.cache?.set(stream, folded);
     return look(folded.state);
   });

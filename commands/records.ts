@@ -14,6 +14,8 @@ import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../d
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { handle, inspect, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import type { CallContext } from '../queries/call-context.ts';
+import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import { packScope, unpackScope } from '../domain/records/snapshot.ts';
 
 export interface PutRequest {
   readonly scope: string;
@@ -71,20 +73,63 @@ const scopeCodec = (sealer: Sealer): Codec<ScopeEvent> => ({
  * one command path (`handle`): cached scope states caught up from their last revision, one
  * command per stream at a time in this process, the expected revision between processes.
  */
-export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock; retire?: RetireEnded }) => {
+export interface RecordCommandsDeps {
+  readonly store: EventStore;
+  readonly db: Sql;
+  readonly sealer: Sealer;
+  readonly clock: Clock;
+  readonly retire?: RetireEnded;
+  /**
+   * Scope snapshots: a state not in the cache is read from its snapshot and the events after
+   * it, and a snapshot is taken every SNAPSHOT_EVERY events. Needs the request keys inline
+   * (`rm_request_keys` written with the append), since snapshots do not keep them.
+   */
+  readonly snapshots?: SnapshotStore;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Events between snapshots: a cold load reads at most this many events after one. */
+export const SNAPSHOT_EVERY = 500;
+
+export const recordCommands = (deps: RecordCommandsDeps) => {
   const { store, db, sealer, clock } = deps;
-  const options: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer) };
+  const common: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer) };
+  // Counts snapshot loads: a put whose request-key check ran before one must check again.
+  let snapshotLoads = 0;
+  /** The revision of each stream's newest snapshot this process knows of. */
+  const snapshotAt = new Map<string, number>();
+  const snapshots = deps.snapshots;
+  const options: HandlerOptions<ScopeEvent, ScopeState> = !snapshots
+    ? common
+    : {
+        ...common,
+        snapshot: async (stream) => {
+          const found = await snapshots.load(stream);
+          const state = found && unpackScope(found.state);
+          snapshotLoads++;
+          if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
+          snapshotAt.set(stream, found && state ? found.revision : -1);
+          return found && state ? { state, revision: found.revision } : null;
+        },
+        appended: (stream, folded) => {
+          const revision = folded.revision as number;
+          if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+          snapshotAt.set(stream, revision);
+          // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
+          void snapshots.save(stream, { revision, state: packScope(folded.state) }).catch((error) => deps.onError?.(error));
+        },
+      };
+  const priorWrite = async (tenant: string, rk: string) =>
+    (await db.query<{ scope: string; key: string; version: number }>('SELECT scope, key, version FROM rm_request_keys WHERE tenant = $1 AND request_key = $2', [tenant, rk])).rows[0] ?? null;
 
   const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
-    const { rows: prior } = await db.query<{ scope: string; key: string; version: number }>(
-      'SELECT scope, key, version FROM rm_request_keys WHERE tenant = $1 AND request_key = $2',
-      [ctx.tenant, rk],
-    );
-    if (prior[0]) return E.right({ ...prior[0], position: null });
+    const loadsBefore = snapshotLoads;
+    const prior = await priorWrite(ctx.tenant, rk);
+    if (prior) return E.right({ ...prior, position: null });
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
     // A person record past its end is deleted for every reader: a put on its key starts a new
@@ -105,8 +150,11 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
       store,
       stream,
       scopeDecider,
-      () => ({
+      async () => ({
         type: 'PutRecord' as const,
+        // A snapshot holds no request keys: a write of this request that committed between
+        // the check above and a snapshot read is found here.
+        written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
         tenant: ctx.tenant,
         plugin: ctx.plugin,
         settings: ctx.settings,
@@ -137,8 +185,9 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     if (written?.type === 'RecordVersionWritten')
       return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
     // An idempotent retry decided nothing: answer its first write.
-    const first = handled.right.state.requests.get(rk)!;
-    return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
+    const first = handled.right.state.requests.get(rk);
+    if (first) return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
+    return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
   };
 
   /**
