@@ -53,14 +53,22 @@ describe('group commit over HTTP (two instances, one database)', () => {
     expect((await reader.rec({ op: 'get', scope: 'project:shared', record_key: 'contended' })).body.record.body).toEqual({ i: winner });
   });
 
-  it('answers a put, and lists it, while the projection runner is stopped', async () => {
+  it('answers a put, and reads it back, while the projection runner cannot move', async () => {
     const c = await caller(a, 'acme', { input: 'no runner' });
-    await a.runner.stop();
-    const put = await c.rec({ op: 'put', scope: 'project:inline', record_key: 'r', body: { inline: true }, expect: 0 });
-    expect(put).toMatchObject({ status: 200, body: { version: 1 } });
-    expect((await c.rec({ op: 'get', scope: 'project:inline', record_key: 'r' })).body.record).toMatchObject({ version: 1, body: { inline: true } });
-    expect((await c.rec({ op: 'list', list: { scopes: ['project:inline'] } })).body.records.map((r: { key: string }) => r.key)).toEqual(['r']);
-    // The next put decides on the state the first one left.
-    expect((await c.rec({ op: 'put', scope: 'project:inline', record_key: 'r', body: { inline: 2 }, expect: 1 })).body).toMatchObject({ version: 2 });
+    // Every runner (both instances') blocks on its checkpoint rows until this transaction ends.
+    const blocker = await a.pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT name FROM custodian_checkpoints FOR UPDATE');
+      const put = await c.rec({ op: 'put', scope: 'project:inline', record_key: 'r', body: { inline: true }, expect: 0 });
+      expect(put).toMatchObject({ status: 200, body: { version: 1 } });
+      expect((await c.rec({ op: 'get', scope: 'project:inline', record_key: 'r' })).body.record).toMatchObject({ version: 1, body: { inline: true } });
+      expect((await c.rec({ op: 'list', list: { scopes: ['project:inline'] } })).body.records.map((r: { key: string }) => r.key)).toEqual(['r']);
+      // The next put decides on the state the first one left.
+      expect((await c.rec({ op: 'put', scope: 'project:inline', record_key: 'r', body: { inline: 2 }, expect: 1 })).body).toMatchObject({ version: 2 });
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
   });
 });
