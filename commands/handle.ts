@@ -4,7 +4,7 @@ import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { EventStore, ExpectedRevision, RecordedEvent } from '../domain/ports/event-store.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { envelope, type Cause } from './envelope.ts';
-import { backoff, streamLocks } from './exclusive.ts';
+import { backoff, streamLocks, type StreamLocks } from './exclusive.ts';
 
 export interface CommandContext {
   readonly tenant: string;
@@ -112,6 +112,11 @@ export interface HandlerOptions<Ev, S> {
    * Null when there is none: the stream is folded from its first event.
    */
   readonly snapshot?: (stream: string) => Promise<Folded<S> | null>;
+  /**
+   * The per-stream queue commands wait in. Each service instance gives its own (with its own
+   * cache), so two instances in one process still meet only at the expected revision.
+   */
+  readonly locks?: StreamLocks;
   /** Called under the stream's lock after a successful append, with the state it left (to take snapshots). */
   readonly appended?: (stream: string, folded: Readonly<Folded<S>>) => void;
 }
@@ -134,7 +139,7 @@ export const handle = async <C, Ev, S>(
   cause: Cause,
   options: HandlerOptions<Ev, S> = {},
 ): Promise<E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>> =>
-  exclusive(`${store.name}|${stream}`, async () => {
+  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
     for (let attempt = 1; ; attempt++) {
       // A cached state is only ever moved by an append that succeeded, so it is a prefix of
@@ -167,7 +172,7 @@ export const inspect = async <Ev, S>(
   look: (state: S) => Promise<unknown> | unknown,
   options: HandlerOptions<Ev, S> = {},
 ) =>
-  exclusive(`${store.name}|${stream}`, async () => {
+  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
     const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
     options.cache?.set(stream, folded);

@@ -13,6 +13,7 @@ import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { handle, inspect, stateCache, type Codec, type HandlerOptions } from './handle.ts';
+import { streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import { packScope, unpackScope } from '../domain/records/snapshot.ts';
@@ -93,7 +94,7 @@ export const SNAPSHOT_EVERY = 500;
 
 export const recordCommands = (deps: RecordCommandsDeps) => {
   const { store, db, sealer, clock } = deps;
-  const common: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer) };
+  const common: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer), locks: streamLocks() };
   // Counts snapshot loads: a put whose request-key check ran before one must check again.
   let snapshotLoads = 0;
   /** The revision of each stream's newest snapshot this process knows of. */
