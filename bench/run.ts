@@ -7,11 +7,12 @@ import { benchEventStore } from './eventstore.ts';
 import { benchRecords } from './records.ts';
 import { benchKafka } from './kafka.ts';
 import { benchHostileUploads } from './hostile-uploads.ts';
+import { benchColdScope } from './cold-scope.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-// BENCH_ONLY=eventstore,records,kafka,uploads picks sections (default: all).
-const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka,uploads').split(',');
+// BENCH_ONLY=eventstore,records,cold,kafka,uploads picks sections (default: all).
+const only = (process.env.BENCH_ONLY ?? 'eventstore,records,cold,kafka,uploads').split(',');
 const dir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(tmpdir(), 'custodian-bench-'));
 const server = dir ? await startEmbeddedPostgres({ dataDir: dir, database: 'bench', persistent: false }) : null;
 const url = process.env.DATABASE_URL ?? server!.url;
@@ -26,6 +27,13 @@ try {
     const apiUrl = new URL(url);
     apiUrl.pathname = '/bench_api';
     await benchRecords(pool, apiUrl.toString(), Number(process.env.BENCH_API_OPS ?? 2000));
+  }
+  if (only.includes('cold')) {
+    await pool.query('DROP DATABASE IF EXISTS bench_cold');
+    await pool.query('CREATE DATABASE bench_cold');
+    const coldUrl = new URL(url);
+    coldUrl.pathname = '/bench_cold';
+    await benchColdScope(coldUrl.toString());
   }
   if (only.includes('uploads')) {
     await pool.query('DROP DATABASE IF EXISTS bench_uploads');
