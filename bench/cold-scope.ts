@@ -6,7 +6,7 @@ import { newAuditKey } from '../adapters/keys/audit-key.ts';
 import { eventRegistry } from '../domain/events/registry.ts';
 
 const ADMIN = 'bench-admin-key';
-const RECORDS = 19_999;
+const RECORDS = 19_990;
 
 /**
  * The first put into a 20,000-record scope by an instance that has never seen it: from the
@@ -30,7 +30,7 @@ export const benchColdScope = async (url: string) => {
   const seeder = await start();
   const stream = 'records:bench:notes:project:big';
   try {
-    await admin(seeder, '/v1/tenants', { id: 'bench', settings: { caps: { records: 30_000, bytes: 1 << 30 } } });
+    await admin(seeder, '/v1/tenants', { id: 'bench', settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
     await admin(seeder, '/v1/tenants/bench/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
     await admin(seeder, '/v1/tenants/bench/jobs', { id: 'cold', agent: 'scribe', plugin: 'notes', subject: 'bench', purpose: 'routine:cold' });
     const now = Date.now();
