@@ -12,6 +12,7 @@ import { jobCommands } from '../commands/jobs.ts';
 import { tenantCommands } from '../commands/tenants.ts';
 import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
+import { recordsService } from '../commands/records-service.ts';
 import { recordQueries } from '../queries/records.ts';
 import { postgresRequestCounter } from './postgres/call-requests.ts';
 import type { Clock } from '../domain/ports/clock.ts';
@@ -23,9 +24,11 @@ import { postgresEventStore } from './eventstore/postgres.ts';
 import { authenticatedEventStore } from './eventstore/authenticated.ts';
 import { eventMacKeys } from './eventstore/event-macs.ts';
 import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
+import { inlineProjections } from './eventstore/inline-projections.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
+import { postgresSnapshots } from './postgres/snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
@@ -76,28 +79,42 @@ export const reachableUrl = (address: AddressInfo): string => {
   return `http://${host}:${address.port}`;
 }
 
+/**
+ * The read models a put's answer promises (the list index, versions, request keys, the
+ * dedupe filter of a list, renewals): written with the append, so nothing waits for them.
+ */
+const INLINE = new Set(['records', 'dedupe-digests', 'retention']);
+
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
   const pool = createPool(o.databaseUrl, 20);
-  // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
-  const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
-  const log = o.eventStore ?? (await postgresEventStore(pool));
-  if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
-  const store = authenticatedEventStore(log, eventKeys);
   const db = postgresReadModelStore(pool);
   const keystore = await postgresKeystore(pool, o.masterKey);
   const projections = allProjections({ sealer: keystore });
-  const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   await ensureProjectionSchemas(db, projections);
+  // On PostgreSQL the records models are written in the
+  // append's own transaction, so a put answers without waiting for the runner; a store that
+  // cannot share a transaction with them (memory, EventStoreDB) leaves them to the runner.
+  const inline = o.eventStore ? [] : projections.filter((p) => INLINE.has(p.name));
+  const log = o.eventStore ?? (await postgresEventStore(pool, { inline: inlineProjections(inline) }));
+  // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
+  const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
+  if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
+  const store = authenticatedEventStore(log, eventKeys);
+  const asyncProjections = projections.filter((p) => !inline.includes(p));
+  const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
-  const runner = createProjectionRunner(store, db, projections, {
+  const runner = createProjectionRunner(store, db, asyncProjections, {
     lagging: ['audit'],
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
   runner.start();
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
-  const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record) });
+  const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record),
+    ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
+    onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
+  });
   const compliance = complianceCommands({ store, db, keystore, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p), records });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
@@ -121,14 +138,16 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       relay: relayHealth,
       publicUrl: () => url,
       records: {
-        db,
-        counter: await postgresRequestCounter(pool),
-        records,
-        queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
-        audit: readAudit(store, clock),
-        runner,
-        clock,
-        fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
+        service: recordsService({
+          db,
+          counter: await postgresRequestCounter(pool),
+          records,
+          queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
+          audit: readAudit(store, clock),
+          fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
+          settle: (p) => runner.waitFor(p),
+          recordsInline: inline.length > 0,
+        }),
       },
       revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),

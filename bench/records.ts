@@ -1,10 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { startService } from '../adapters/service.ts';
 import { newAuditKey } from '../adapters/keys/audit-key.ts';
 import { fmt, measure, row, type Measured } from './harness.ts';
 
 const ADMIN = 'bench-admin-key';
+
+/**
+ * Statements sent by this process (every pg client, the service's included) and commits on
+ * the API's database, so each row can say what one operation costs the database.
+ */
+let statements = 0;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  statements++;
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
+
+const commits = async (pool: pg.Pool, db: string) =>
+  Number((await pool.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [db])).rows[0]!.n);
 
 /**
  * Records put and get over HTTP against raw single-row INSERTs on the same server, at the
@@ -46,11 +60,24 @@ export const benchRecords = async (pool: pg.Pool, url: string, total: number) =>
   };
 
   const body = { note: 'x'.repeat(200), n: 1 };
-  const line = (what: string, clients: number, raw: Measured, m: Measured) =>
-    console.log(row([what, clients, fmt(raw.perSecond, 0), fmt(m.perSecond, 0), fmt(m.perSecond / raw.perSecond, 3), fmt(m.p50ms, 2), fmt(m.p99ms, 2)]));
+  const apiDb = new URL(url).pathname.slice(1);
+  const line = (what: string, clients: number, raw: Measured, m: Measured, cost: { statements: number; commits: number }) =>
+    console.log(row([what, clients, fmt(raw.perSecond, 0), fmt(m.perSecond, 0), fmt(m.perSecond / raw.perSecond, 3), fmt(m.p50ms, 2), fmt(m.p99ms, 2),
+      fmt(cost.statements / total, 1), fmt(cost.commits / total, 2)]));
+  /** Runs `work`, answering the statements and commits it cost (the projection runner's included). */
+  const costed = async <T>(work: () => Promise<T>) => {
+    // pg_stat_database is refreshed at most once per transaction snapshot: clear it to read fresh numbers.
+    await pool.query('SELECT pg_stat_clear_snapshot()');
+    const s0 = statements;
+    const c0 = await commits(pool, apiDb);
+    const result = await work();
+    await new Promise((r) => setTimeout(r, 600));
+    await pool.query('SELECT pg_stat_clear_snapshot()');
+    return { result, cost: { statements: statements - s0, commits: (await commits(pool, apiDb)) - c0 } };
+  };
 
   console.log('\nRecords API over HTTP vs raw PostgreSQL single-row INSERT (same server, same concurrency)');
-  console.log(row(['op', 'clients', 'raw ops/s', 'api ops/s', 'ratio', 'api p50 ms', 'api p99 ms']));
+  console.log(row(['op', 'clients', 'raw ops/s', 'api ops/s', 'ratio', 'api p50 ms', 'api p99 ms', 'stmts/op', 'commits/op']));
   let run = 0;
   try {
   for (const clients of [1, 8, 32]) {
@@ -59,18 +86,18 @@ export const benchRecords = async (pool: pg.Pool, url: string, total: number) =>
       await pool.query('INSERT INTO bench_raw (stream, data) VALUES ($1, $2)', [`raw-${c}`, JSON.stringify(body)]);
     });
     const written: string[][] = Array.from({ length: clients }, () => []);
-    const puts = await measure(clients, total, async (c, i) => {
+    const puts = await costed(() => measure(clients, total, async (c, i) => {
       const key = `r${run}-${i}`;
       await rec(c, { op: 'put', scope: `project:c${run}-${c}`, record_key: key, body, expect: 0 });
       written[c]!.push(key);
-    });
-    line('put', clients, raw, puts);
-    const gets = await measure(clients, total, async (c, i) => {
+    }));
+    line('put', clients, raw, puts.result, puts.cost);
+    const gets = await costed(() => measure(clients, total, async (c, i) => {
       const mine = written[c]!.length > 0 ? c : written.findIndex((w) => w.length > 0);
       const key = written[mine]![i % written[mine]!.length]!;
       await rec(c, { op: 'get', scope: `project:c${run}-${mine}`, record_key: key });
-    });
-    line('get', clients, raw, gets);
+    }));
+    line('get', clients, raw, gets.result, gets.cost);
   }
   } finally {
     await svc.close();

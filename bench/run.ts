@@ -8,11 +8,12 @@ import { benchRecords } from './records.ts';
 import { benchKafka } from './kafka.ts';
 import { benchHostileUploads } from './hostile-uploads.ts';
 import { benchFit } from './fit.ts';
+import { benchColdScope } from './cold-scope.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-// BENCH_ONLY=eventstore,records,kafka,uploads,fit picks sections (default: all).
-const only = (process.env.BENCH_ONLY ?? 'eventstore,records,kafka,uploads,fit').split(',');
+// BENCH_ONLY=eventstore,records,cold,kafka,uploads,fit picks sections (default: all).
+const only = (process.env.BENCH_ONLY ?? 'eventstore,records,cold,kafka,uploads,fit').split(',');
 // The fit section is pure: it runs first and, alone, needs no database.
 if (only.includes('fit')) benchFit();
 if (only.every((section) => section === 'fit')) process.exit(process.exitCode ?? 0);
@@ -30,6 +31,13 @@ try {
     const apiUrl = new URL(url);
     apiUrl.pathname = '/bench_api';
     await benchRecords(pool, apiUrl.toString(), Number(process.env.BENCH_API_OPS ?? 2000));
+  }
+  if (only.includes('cold')) {
+    await pool.query('DROP DATABASE IF EXISTS bench_cold');
+    await pool.query('CREATE DATABASE bench_cold');
+    const coldUrl = new URL(url);
+    coldUrl.pathname = '/bench_cold';
+    await benchColdScope(coldUrl.toString());
   }
   if (only.includes('uploads')) {
     await pool.query('DROP DATABASE IF EXISTS bench_uploads');

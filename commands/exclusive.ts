@@ -16,5 +16,7 @@ export const streamLocks = () => {
   };
 };
 
+export type StreamLocks = ReturnType<typeof streamLocks>;
+
 /** A short, growing, jittered pause between attempts after a conflict. */
 export const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));

@@ -8,7 +8,7 @@ import type { Shown } from '../queries/records.ts';
 
 export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
 
-const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) => appendFacts(store, stream, ctx.tenant, events, ctx.call);
+const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) => appendFacts(store, stream, ctx.tenant, events, ctx.call, ctx.job);
 
 /**
  * SPEC §4 read audit and labels. Labels a read brought are joined into the job first

@@ -1,20 +1,23 @@
-import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { eventRegistry } from '../domain/events/registry.ts';
+import { priorWrite as priorWriteOf } from '../queries/request-keys.ts';
+import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { Clock } from '../domain/ports/clock.ts';
-import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.ts';
+import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
-import { decidePut } from '../domain/records/decide.ts';
+import { scopeDecider } from '../domain/records/decider.ts';
 import { MEMORY_TAINT } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey } from '../domain/records/rules.ts';
 import { personRecordGone } from '../domain/records/reads.ts';
-import { evolveScope, initialScopeState, newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
+import { newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
-import { decideRetention, retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
+import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
-import { backoff, streamLocks } from './exclusive.ts';
+import { handle, inspect, stateCache, type Codec, type HandlerOptions } from './handle.ts';
+import { streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
+import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import { packScope, unpackScope } from '../domain/records/snapshot.ts';
 
 export interface PutRequest {
   readonly scope: string;
@@ -37,30 +40,17 @@ export interface Written {
   readonly position: number | null;
 }
 
-interface Cached {
-  state: ScopeState;
-  revision: ExpectedRevision;
-}
-
-const MAX_ATTEMPTS = 50;
 const CACHED_STREAMS = 512;
 
-/**
- * Puts go through one stream per (tenant, plugin, scope): the consistency boundary inside
- * which stale, dedupe, caps and idempotency are decided exactly. Scope states are cached and
- * caught up from their last revision; one put per stream runs at a time in this process, and
- * the expected revision settles races with other processes.
- */
 /** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
 export type RetireEnded = (tenant: string, plugin: string, scope: string, key: string, version: number) => Promise<RetentionVerdict>;
 
-export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock; retire?: RetireEnded }) => {
-  const { store, db, sealer, clock } = deps;
-  const cache = new Map<string, Cached>();
-  const exclusive = streamLocks();
-
-  /** Opens the sealed digest of each version so the decider can compare digests. */
-  const open = async (recorded: Awaited<ReturnType<EventStore['readStream']>>[number]): Promise<ScopeEvent> => {
+/**
+ * The scope codec: digests are opened when a stream is read (the decider compares them) and
+ * sealed again under the version's key when its events are written. Bodies stay sealed.
+ */
+const scopeCodec = (sealer: Sealer): Codec<ScopeEvent> => ({
+  async read(recorded) {
     const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
     if (E.isLeft(decoded)) throw new Error(`records stream ${recorded.stream}: ${decoded.left}`);
     if (decoded.right.type === 'RecordRemoved' || decoded.right.type === 'RenewalRequested') return decoded.right;
@@ -68,106 +58,137 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
     const d = decoded.right.data;
     const digest = d.dedupe === null ? null : await sealer.open(d, 'dedupe', d.dedupe);
     return { type: 'RecordVersionWritten', data: { ...d, dedupe_digest: digest } };
-  };
+  },
+  write: (events) =>
+    Promise.all(
+      events.map(async (e): Promise<DomainEvent> => {
+        if (e.type !== 'RecordVersionWritten') return e;
+        const { dedupe_digest, ...data } = e.data;
+        return { type: 'RecordVersionWritten', data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal(data, 'dedupe', dedupe_digest) } };
+      }),
+    ),
+});
 
-  const load = async (stream: string): Promise<Cached> => {
-    let entry = cache.get(stream);
-    if (!entry) entry = { state: initialScopeState(), revision: 'no_stream' };
-    const from = entry.revision === 'no_stream' ? 0 : (entry.revision as number) + 1;
-    for (const r of await store.readStream(stream, from)) {
-      entry.state = evolveScope(entry.state, await open(r));
-      entry.revision = r.revision;
-    }
-    cache.delete(stream);
-    cache.set(stream, entry);
-    if (cache.size > CACHED_STREAMS) cache.delete(cache.keys().next().value!);
-    return entry;
-  };
+/**
+ * Puts go through one stream per (tenant, plugin, scope): the consistency boundary inside
+ * which stale, dedupe, caps and idempotency are decided exactly, by the scope decider, on the
+ * one command path (`handle`): cached scope states caught up from their last revision, one
+ * command per stream at a time in this process, the expected revision between processes.
+ */
+export interface RecordCommandsDeps {
+  readonly store: EventStore;
+  readonly db: Sql;
+  readonly sealer: Sealer;
+  readonly clock: Clock;
+  readonly retire?: RetireEnded;
+  /**
+   * Scope snapshots: a state not in the cache is read from its snapshot and the events after
+   * it, and a snapshot is taken every SNAPSHOT_EVERY events. Needs the request keys inline
+   * (the request-keys read model written with the append), since snapshots do not keep them.
+   */
+  readonly snapshots?: SnapshotStore;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Events between snapshots: a cold load reads at most this many events after one. */
+export const SNAPSHOT_EVERY = 500;
+
+export const recordCommands = (deps: RecordCommandsDeps) => {
+  const { store, db, sealer, clock } = deps;
+  const common: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer), locks: streamLocks() };
+  // Counts snapshot loads: a put whose request-key check ran before one must check again.
+  let snapshotLoads = 0;
+  /** The revision of each stream's newest snapshot this process knows of. */
+  const snapshotAt = new Map<string, number>();
+  const snapshots = deps.snapshots;
+  const options: HandlerOptions<ScopeEvent, ScopeState> = !snapshots
+    ? common
+    : {
+        ...common,
+        snapshot: async (stream) => {
+          const found = await snapshots.load(stream);
+          const state = found && unpackScope(found.state);
+          snapshotLoads++;
+          if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
+          snapshotAt.set(stream, found && state ? found.revision : -1);
+          return found && state ? { state, revision: found.revision } : null;
+        },
+        appended: (stream, folded) => {
+          const revision = folded.revision as number;
+          if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+          snapshotAt.set(stream, revision);
+          // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
+          void snapshots.save(stream, { revision, state: packScope(folded.state) }).catch((error) => deps.onError?.(error));
+        },
+      };
+  const priorWrite = (tenant: string, rk: string) => priorWriteOf(db, tenant, rk);
 
   const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
-    const { rows: prior } = await db.query<{ scope: string; key: string; version: number }>(
-      'SELECT scope, key, version FROM rm_request_keys WHERE tenant = $1 AND request_key = $2',
-      [ctx.tenant, rk],
-    );
-    if (prior[0]) return E.right({ ...prior[0], position: null });
+    const loadsBefore = snapshotLoads;
+    const prior = await priorWrite(ctx.tenant, rk);
+    if (prior) return E.right({ ...prior, position: null });
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
     // A person record past its end is deleted for every reader: a put on its key starts a new
     // record, so the old one is removed and its keys shredded first (before this body is sealed
     // under them). A hold keeps it, and the decider then refuses the put (`held`).
-    const ended = await exclusive(stream, async () => {
-      const v = newest((await load(stream)).state.records.get(req.record_key));
+    const ended = (await inspect(store, stream, scopeDecider, (s) => {
+      const v = newest(s.records.get(req.record_key));
       return v && personRecordGone(v, clock.now()) ? v.version : null;
-    });
+    }, options)) as number | null;
     if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
 
     const version = req.expect + 1;
-    const sealContext = { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject };
     const bodyText = JSON.stringify(req.body);
-    const body = await sealer.seal(sealContext, 'body', bodyText);
+    const body = await sealer.seal({ tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject }, 'body', bodyText);
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
-    return exclusive(stream, async () => {
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const entry = await load(stream);
-        const decision = decidePut(
-          {
-            tenant: ctx.tenant,
-            plugin: ctx.plugin,
-            settings: ctx.settings,
-            writer: {
-              job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,
-              purpose: ctx.purpose, data_subject: ctx.data_subject, labels: ctx.labels, tainted: ctx.labels.includes(MEMORY_TAINT),
-            },
-            request_key: rk,
-            scope: req.scope,
-            key: req.record_key,
-            expect: req.expect,
-            kind: req.kind ?? 'note',
-            state: req.state ?? 'active',
-            supersedes: req.supersedes ?? null,
-            ends_at: req.ends_at ?? null,
-            subject_kind: req.subject_kind ?? null,
-            closed: req.closed ?? false,
-            body,
-            body_bytes: Buffer.byteLength(bodyText),
-            dedupe_digest: digest,
-            now: clock.now(),
-          },
-          entry.state,
-        );
-        if (E.isLeft(decision)) return decision;
-        if (decision.right.length === 0) {
-          const first = entry.state.requests.get(rk)!;
-          return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
-        }
-        const events = decision.right;
-        const stored = await Promise.all(
-          events.map(async ({ data: { dedupe_digest, ...data } }) => ({
-            event_id: randomUUID(),
-            ...eventRegistry.encode({
-              type: 'RecordVersionWritten',
-              data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal({ ...sealContext, version: data.version }, 'dedupe', dedupe_digest) },
-            }),
-            metadata: { tenant: ctx.tenant, causation_id: ctx.call, correlation_id: ctx.job },
-          })),
-        );
-        const appended = await store.append(stream, stored, entry.revision);
-        if (E.isLeft(appended)) {
-          await backoff(attempt);
-          continue;
-        }
-        for (const e of events) entry.state = evolveScope(entry.state, e);
-        entry.revision = appended.right.nextExpectedRevision;
-        const written = events.at(-1)!.data;
-        return E.right({ version: written.version, scope: written.scope, key: written.key, position: appended.right.position });
-      }
-      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-    });
+    const handled = await handle(
+      store,
+      stream,
+      scopeDecider,
+      async () => ({
+        type: 'PutRecord' as const,
+        // A snapshot holds no request keys: a write of this request that committed between
+        // the check above and a snapshot read is found here.
+        written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
+        tenant: ctx.tenant,
+        plugin: ctx.plugin,
+        settings: ctx.settings,
+        writer: {
+          job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,
+          purpose: ctx.purpose, data_subject: ctx.data_subject, labels: ctx.labels, tainted: ctx.labels.includes(MEMORY_TAINT),
+        },
+        request_key: rk,
+        scope: req.scope,
+        key: req.record_key,
+        expect: req.expect,
+        kind: req.kind ?? 'note',
+        state: req.state ?? 'active',
+        supersedes: req.supersedes ?? null,
+        ends_at: req.ends_at ?? null,
+        subject_kind: req.subject_kind ?? null,
+        closed: req.closed ?? false,
+        body,
+        body_bytes: Buffer.byteLength(bodyText),
+        dedupe_digest: digest,
+        now: clock.now(),
+      }),
+      { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
+      options,
+    );
+    if (E.isLeft(handled)) return handled;
+    const written = handled.right.events.at(-1);
+    if (written?.type === 'RecordVersionWritten')
+      return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
+    // An idempotent retry decided nothing: answer its first write.
+    const first = handled.right.state.requests.get(rk);
+    if (first) return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
+    return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
   };
 
   /**
@@ -177,30 +198,20 @@ export const recordCommands = (deps: { store: EventStore; db: Sql; sealer: Seale
    */
   const retain = async (c: RetainScope): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
     const stream = recordsStream(c.tenant, c.plugin, c.scope);
-    return exclusive(stream, async () => {
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const entry = await load(stream);
-        const verdicts = retentionVerdicts(c, entry.state);
-        const decision = decideRetention(c, entry.state);
-        if (E.isLeft(decision)) throw new Error(`records stream ${stream}: retention refused ${decision.left.error}`);
-        const events = decision.right;
-        if (events.length === 0) return { verdicts, position: null };
-        const stored = events.map((e) => ({
-          event_id: randomUUID(),
-          ...eventRegistry.encode(e as Exclude<ScopeEvent, { type: 'RecordVersionWritten' }>),
-          metadata: { tenant: c.tenant, causation_id: null, correlation_id: null },
-        }));
-        const appended = await store.append(stream, stored, entry.revision);
-        if (E.isLeft(appended)) {
-          await backoff(attempt);
-          continue;
-        }
-        for (const e of events) entry.state = evolveScope(entry.state, e);
-        entry.revision = appended.right.nextExpectedRevision;
-        return { verdicts, position: appended.right.position };
-      }
-      throw new Error(`records stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-    });
+    let verdicts = new Map<string, RetentionVerdict>();
+    const handled = await handle(
+      store,
+      stream,
+      scopeDecider,
+      (s: ScopeState) => {
+        verdicts = retentionVerdicts(c, s);
+        return { type: 'RetainScope' as const, ...c };
+      },
+      { tenant: c.tenant },
+      options,
+    );
+    if (E.isLeft(handled)) throw new Error(`records stream ${stream}: retention refused ${handled.left.error}`);
+    return { verdicts, position: handled.right.position };
   };
 
   return { put, retain };

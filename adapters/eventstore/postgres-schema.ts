@@ -87,4 +87,62 @@ export const eventStoreMigrations: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    // Group commit: the appends of many commands in one statement. Positions for every event
+    // are taken first, under the same short lock (an append that meets a wrong revision leaves
+    // a gap, as a single append does); then each append is checked against its own stream's
+    // revision, in the order given, so two appends to one stream in a batch see each other.
+    id: 'eventstore-003',
+    sql: `
+      CREATE FUNCTION custodian_append_many(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[], p_types text[], p_versions int[], p_data jsonb[], p_meta jsonb[])
+      RETURNS TABLE (idx int, ok boolean, first_position bigint, last_revision bigint, actual bigint)
+      LANGUAGE plpgsql AS $$
+      #variable_conflict use_column
+      DECLARE
+        next_pos bigint;
+        offs int := 0;
+        n int;
+        s text;
+        e text;
+        last bigint;
+      BEGIN
+        next_pos := custodian_allocate_positions(array_length(p_ids, 1));
+        FOR k IN 1..array_length(p_streams, 1) LOOP
+          n := p_counts[k];
+          s := p_streams[k];
+          e := p_expected[k];
+          last := NULL;
+          IF e = 'no_stream' THEN
+            INSERT INTO custodian_streams (stream, revision) VALUES (s, n - 1) ON CONFLICT DO NOTHING RETURNING revision INTO last;
+          ELSIF e = 'any' THEN
+            INSERT INTO custodian_streams (stream, revision) VALUES (s, n - 1)
+            ON CONFLICT (stream) DO UPDATE SET revision = custodian_streams.revision + n RETURNING revision INTO last;
+          ELSIF e = 'stream_exists' THEN
+            UPDATE custodian_streams SET revision = revision + n WHERE stream = s RETURNING revision INTO last;
+          ELSE
+            UPDATE custodian_streams SET revision = revision + n WHERE stream = s AND revision = e::bigint RETURNING revision INTO last;
+          END IF;
+          idx := k;
+          IF last IS NULL THEN
+            ok := false;
+            first_position := NULL;
+            last_revision := NULL;
+            actual := (SELECT st.revision FROM custodian_streams st WHERE st.stream = s);
+          ELSE
+            INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
+            SELECT next_pos + i - 1, pg_current_xact_id(), s, last - n + i, p_ids[offs + i], p_types[offs + i], p_versions[offs + i], p_data[offs + i], p_meta[offs + i]
+            FROM generate_series(1, n) AS i;
+            ok := true;
+            first_position := next_pos;
+            last_revision := last;
+            actual := last;
+            next_pos := next_pos + n;
+          END IF;
+          offs := offs + n;
+          RETURN NEXT;
+        END LOOP;
+        PERFORM pg_notify('custodian_events', (next_pos - 1)::text);
+      END $$;
+    `,
+  },
 ];

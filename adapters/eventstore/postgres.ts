@@ -7,6 +7,7 @@ import { eventStoreMigrations } from './postgres-schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
+import { groupCommitter, type InlineProjections } from './postgres-group-commit.ts';
 
 const CHANNEL = 'custodian_events';
 
@@ -43,6 +44,8 @@ export interface PostgresStoreOptions {
    * before COMMIT. Tests use it to hold a transaction open and let a later one commit first.
    */
   readonly beforeCommit?: (stream: string, positions: readonly number[]) => Promise<void>;
+  /** Read models written in each append's transaction (see postgres-group-commit.ts). */
+  readonly inline?: InlineProjections;
 }
 
 export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<EventStore> => {
@@ -68,6 +71,8 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     return rows[0]?.revision ?? 'no_stream';
   };
 
+  const committer = groupCommitter(pool, options.inline ?? null);
+
   const store: EventStore = {
     name: 'postgres',
     marks: postgresStreamMarks(pool),
@@ -78,6 +83,9 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
           return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
         return E.right({ nextExpectedRevision: actual === 'no_stream' ? -1 : actual, position: await store.headPosition() });
       }
+      // Every append goes through the group committer, except under the test hook that holds
+      // one append's transaction open.
+      if (!options.beforeCommit) return committer.append(stream, events, expected);
       const args = [
         stream,
         typeof expected === 'number' ? String(expected) : expected,
@@ -90,9 +98,7 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       const call = 'SELECT ok, first_position, last_revision, actual FROM custodian_append($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])';
       type Result = { ok: boolean; first_position: number | null; last_revision: number | null; actual: number | null };
       let result: Result;
-      if (!options.beforeCommit) {
-        result = (await pool.query<Result>(prepared(call, args))).rows[0]!;
-      } else {
+      {
         // The same function inside an explicit transaction, held open by the test hook.
         const tx = await pool.connect();
         try {

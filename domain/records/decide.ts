@@ -41,6 +41,8 @@ export interface PutRecord {
   readonly body_bytes: number;
   readonly dedupe_digest: string | null;
   readonly now: number;
+  /** This request's first write, when the request keys already hold it (a retry). */
+  readonly written_before?: { readonly key: string; readonly version: number } | null;
 }
 
 /** Check 10: the end this version gets, or the refusal. */
@@ -110,7 +112,7 @@ const checkCaps = (s: ScopeState, c: PutRecord, ends_at: number): Refusal | null
  * (check 5) decides nothing new: the handler answers the first write from the state.
  */
 export const decidePut = (c: PutRecord, s: ScopeState): E.Either<Refusal, readonly OpenedRecordEvent[]> => {
-  if (s.requests.has(c.request_key)) return E.right([]);
+  if (c.written_before || s.requests.has(c.request_key)) return E.right([]);
   const record = s.records.get(c.key);
   const current = newest(record);
   const currentVersion = current?.version ?? 0;

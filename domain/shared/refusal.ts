@@ -34,6 +34,8 @@ export const REFUSAL_CODES = [
   // the edge's own answers, in the same shape: a request that never fully arrived, a fault
   'timeout',
   'internal',
+  // the service's own: the read models did not reach an answer's events in time
+  'unavailable',
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

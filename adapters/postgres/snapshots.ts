@@ -1,0 +1,23 @@
+import type pg from 'pg';
+import type { SnapshotStore } from '../../domain/ports/snapshots.ts';
+import { migrate } from './migrate.ts';
+import { prepared } from './prepared.ts';
+
+export const postgresSnapshots = async (pool: pg.Pool): Promise<SnapshotStore> => {
+  await migrate(pool, [{ id: 'snapshots-001', sql: 'CREATE TABLE custodian_snapshots (stream text PRIMARY KEY, revision bigint NOT NULL, state text NOT NULL)' }]);
+  return {
+    async load(stream) {
+      const { rows } = await pool.query<{ revision: number; state: string }>(prepared('SELECT revision, state FROM custodian_snapshots WHERE stream = $1', [stream]));
+      return rows[0] ? { revision: Number(rows[0].revision), state: rows[0].state } : null;
+    },
+    async save(stream, s) {
+      await pool.query(
+        prepared(
+          `INSERT INTO custodian_snapshots (stream, revision, state) VALUES ($1, $2, $3)
+           ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision, state = EXCLUDED.state WHERE custodian_snapshots.revision < EXCLUDED.revision`,
+          [stream, s.revision, s.state],
+        ),
+      );
+    },
+  };
+};

@@ -1,0 +1,107 @@
+import * as E from 'fp-ts/lib/Either.js';
+import type { Sql } from '../domain/ports/read-model.ts';
+import type { RequestCounter } from '../domain/ports/request-counter.ts';
+import { MAX_BODY_BYTES, MAX_REQUESTS_PER_CALL } from '../domain/records/rules.ts';
+import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import { callContext, type CallContext } from '../queries/call-context.ts';
+import type { Fence } from '../queries/fence.ts';
+import type { ListOptions, RecordQueries, Shown } from '../queries/records.ts';
+import type { PutRequest, RecordCommands } from './records.ts';
+
+/** One records request as the caller shaped it (check 3 is the transport's parser). */
+export type RecordsOp =
+  | ({ readonly op: 'put' } & PutRequest)
+  | { readonly op: 'get'; readonly scope: string; readonly record_key: string; readonly version?: number | undefined }
+  | { readonly op: 'history'; readonly scope: string; readonly record_key: string }
+  | { readonly op: 'list'; readonly list?: ListOptions | undefined };
+
+/** What checks 1 and 2 let through: the call, and this request's index in it. */
+export interface Admitted {
+  readonly ctx: CallContext;
+  readonly index: number;
+}
+
+/** Every answer, refusal or not, names the job's purpose ('' when the ticket is unknown). */
+export interface Answer<T> {
+  readonly purpose: string;
+  readonly outcome: E.Either<Refusal, T>;
+}
+
+export interface RecordsServiceDeps {
+  readonly db: Sql;
+  readonly counter: RequestCounter;
+  readonly records: RecordCommands;
+  readonly queries: RecordQueries;
+  /** Records a read (`RecordsRead`, and `LabelsJoined` when it brought labels); answers the position a join must settle to, or null. */
+  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null>;
+  readonly fence: Fence;
+  /**
+   * Waits until the read models an answer promises hold the log up to `position`; false when
+   * they did not within the time allowed (the answer is then an error, never a silent success).
+   */
+  readonly settle: (position: number) => Promise<boolean>;
+  /** True when the records models are written with the append (inline): a put then waits for nothing. */
+  readonly recordsInline: boolean;
+}
+
+const unavailable = (what: string) =>
+  refusal('unavailable', { reason: `${what} was written, but the read models did not catch up in time; retry the same request` });
+
+/**
+ * The records API (SPEC §4) without its transport: checks 1–3 for every op, in order —
+ * ticket and fence, then the request count, then the shape — and then the op. A transport
+ * that must answer before reading a body (an unknown ticket, a spent call) runs `admit` first
+ * and `run` once the body is in; `request` does both.
+ */
+export const recordsService = (deps: RecordsServiceDeps) => {
+  /** Checks 1 and 2: the ticket and the fence, then the request count (refused requests count too). */
+  const admit = async (ticket: string | undefined): Promise<Answer<Admitted>> => {
+    const found = ticket ? await callContext(deps.db, ticket) : null;
+    if (!found || !ticket) return { purpose: '', outcome: E.left(refusal('ticket')) };
+    const ctx = await deps.fence.admit(found, ticket);
+    if (!ctx) return { purpose: found.purpose, outcome: E.left(refusal('revoked')) };
+    const index = await deps.counter.next(ctx.call);
+    if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
+    return { purpose: ctx.purpose, outcome: E.right({ ctx, index }) };
+  };
+
+  const put = async ({ ctx, index }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
+    const bytes = Buffer.byteLength(JSON.stringify(request.body));
+    if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
+    const written = await deps.records.put(ctx, index, request);
+    if (E.isLeft(written)) return written;
+    const { version, scope, key, position } = written.right;
+    if (position !== null && !deps.recordsInline && !(await deps.settle(position))) return E.left(unavailable('the put'));
+    return E.right({ version, scope, key });
+  };
+
+  const read = async ({ ctx }: Admitted, request: Exclude<RecordsOp, { op: 'put' }>): Promise<E.Either<Refusal, object>> => {
+    const result =
+      request.op === 'get'
+        ? await deps.queries.get(ctx, request.scope, request.record_key, request.version ?? 0)
+        : request.op === 'history'
+          ? await deps.queries.history(ctx, request.scope, request.record_key)
+          : await deps.queries.list(ctx, request.list ?? {});
+    const joined = await deps.audit(ctx, request.op, result.shown);
+    // Joined labels must be on the job before this call's next request is checked.
+    if (joined !== null && !(await deps.settle(joined))) return E.left(unavailable('the read'));
+    return E.right(result.answer);
+  };
+
+  /** Check 3 (the shape the transport parsed, or its refusal), then the op. */
+  const run = async (admitted: Admitted, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
+    const purpose = admitted.ctx.purpose;
+    if (E.isLeft(body)) return { purpose, outcome: body };
+    const request = body.right;
+    return { purpose, outcome: request.op === 'put' ? await put(admitted, request) : await read(admitted, request) };
+  };
+
+  const request = async (ticket: string | undefined, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
+    const admitted = await admit(ticket);
+    return E.isLeft(admitted.outcome) ? admitted : run(admitted.outcome.right, body);
+  };
+
+  return { admit, run, request };
+};
+
+export type RecordsService = ReturnType<typeof recordsService>;

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { createPool } from '../../../adapters/postgres/pool.ts';
+import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import { freshDatabase } from '../../support/database.ts';
+
+const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
+  event_id: randomUUID(),
+  type,
+  schema_version: 1,
+  data,
+  metadata: { tenant: 't', causation_id: null, correlation_id: null },
+});
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let pool: pg.Pool;
+let store: EventStore;
+/** What the inline hook saw, and the transaction it saw it in. */
+const inlineSeen: { position: number; xid: string }[] = [];
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  pool = createPool(db.url, 8);
+  store = await postgresEventStore(pool, {
+    inline: {
+      handles: (type) => type === 'Projected' || type === 'Poison',
+      async apply(sql, events: readonly RecordedEvent[]) {
+        if (events.some((e) => e.type === 'Poison')) throw new Error('poisoned inline projection');
+        const { rows } = await sql.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
+        for (const e of events) inlineSeen.push({ position: e.position, xid: rows[0]!.xid });
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await store?.close();
+  await pool?.end();
+  await db?.drop();
+});
+
+const txOf = async (positions: readonly number[]) =>
+  (await pool.query<{ position: number; tx: string }>('SELECT position, tx_id::text AS tx FROM custodian_events WHERE position = ANY($1::bigint[])', [positions])).rows;
+
+describe('postgres group commit', () => {
+  it('commits concurrent appends to many streams together, each checked against its own stream', async () => {
+    const shared = `shared:${randomUUID()}`;
+    const own = Array.from({ length: 30 }, () => `own:${randomUUID()}`);
+    const answers = await Promise.all([
+      ...own.map((s) => store.append(s, [ev(), ev()], 'no_stream')),
+      // Five appends that all decided on an empty stream: one wins, four meet its revision.
+      ...Array.from({ length: 5 }, () => store.append(shared, [ev()], 'no_stream')),
+    ]);
+    const mine = answers.slice(0, 30);
+    const contended = answers.slice(30);
+    expect(mine.every(E.isRight)).toBe(true);
+    expect(contended.filter(E.isRight)).toHaveLength(1);
+    const conflicts = contended.filter(E.isLeft).map((a) => a.left);
+    expect(conflicts).toHaveLength(4);
+    expect(conflicts.every((c) => c.kind === 'wrong_expected_revision' && c.actual === 0)).toBe(true);
+    for (const s of own) expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1]);
+    expect(await store.readStream(shared)).toHaveLength(1);
+
+    // The appends that queued behind the first share transactions: fewer commits than appends.
+    const positions = mine.flatMap((a) => (E.isRight(a) ? [a.right.position] : []));
+    const txs = new Set((await txOf(positions)).map((r) => r.tx));
+    expect(txs.size).toBeLessThan(positions.length);
+  });
+
+  it('a loser decides again on the newer revision and appends, without failing the rest of its batch', async () => {
+    const s = `retry:${randomUUID()}`;
+    await store.append(s, [ev()], 'no_stream');
+    const attempt = async (): Promise<number> => {
+      for (;;) {
+        const revision = (await store.readStream(s)).at(-1)!.revision;
+        const appended = await store.append(s, [ev()], revision);
+        if (E.isRight(appended)) return appended.right.nextExpectedRevision;
+      }
+    };
+    const others = Array.from({ length: 10 }, () => store.append(`other:${randomUUID()}`, [ev()], 'any'));
+    const revisions = await Promise.all(Array.from({ length: 8 }, attempt));
+    expect([...revisions].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await Promise.all(others)).every(E.isRight)).toBe(true);
+    expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('runs inline projections in the transaction that holds the events', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => store.append(`inline:${randomUUID()}`, [ev('Projected'), ev('Ignored')], 'no_stream')));
+    const positions = answers.map((a) => (E.isRight(a) ? a.right.position - 1 : -1));
+    const txs = new Map((await txOf(positions)).map((r) => [Number(r.position), r.tx]));
+    for (const p of positions) {
+      const seen = inlineSeen.find((i) => i.position === p);
+      expect(seen?.xid).toBe(txs.get(p));
+    }
+    // Only the events the projections handle reach them.
+    expect(inlineSeen.filter((i) => positions.includes(i.position + 1))).toHaveLength(0);
+  });
+
+  it('an append whose inline projection fails writes nothing and fails alone', async () => {
+    const head = (await pool.query<{ p: number }>('SELECT coalesce(max(position), 0) AS p FROM custodian_events')).rows[0]!.p;
+    const poisoned = `poison:${randomUUID()}`;
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 6 }, () => store.append(`fine:${randomUUID()}`, [ev('Projected')], 'no_stream')),
+      store.append(poisoned, [ev('Poison')], 'no_stream'),
+      ...Array.from({ length: 6 }, () => store.append(`fine:${randomUUID()}`, [ev('Projected')], 'no_stream')),
+    ]);
+    expect(results[6]!.status).toBe('rejected');
+    const fine = results.filter((_, i) => i !== 6);
+    expect(fine.every((r) => r.status === 'fulfilled' && E.isRight(r.value))).toBe(true);
+    expect(await store.readStream(poisoned)).toEqual([]);
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM custodian_events WHERE position > $1', [head]);
+    expect(rows[0]!.n).toBe(12);
+  });
+});
