@@ -217,6 +217,9 @@ export const createProjectionRunner = (
   ].filter((g) => g.projections.length > 0);
   const checkpoints: Record<string, number> = Object.fromEntries(projections.map((p) => [p.name, 0]));
   let loaded = false;
+  /** The newest position known to be committed (from a NOTIFY or a waiter): until it is applied, look again soon. */
+  let target = 0;
+  let retryMs = 0;
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
 
   const lowestOf = (ps: readonly Projection[]) => Math.min(...ps.map((p) => checkpoints[p.name] ?? 0));
@@ -284,12 +287,25 @@ export const createProjectionRunner = (
   const once = () => (running ??= work().finally(() => (running = null)));
 
   const loop = wakeLoop(
-    (signal) => store.onAppend(signal),
+    (signal) =>
+      store.onAppend((position) => {
+        if (position !== undefined) target = Math.max(target, position);
+        signal();
+      }),
     async () => {
       try {
         const failed = await once();
-        // A failure backs off a little, whatever wakes it; otherwise rest until an append.
-        return failed ? { pauseMs: Math.min(pollMs, 1000), force: true } : { pauseMs: pollMs };
+        // A failure backs off a little, whatever wakes it.
+        if (failed) return { pauseMs: Math.min(pollMs, 1000), force: true };
+        // A committed event not readable yet (a transaction open elsewhere holds the log's
+        // visible head back): look again shortly, backing off, until it is applied.
+        if (groups.some((g) => lowestOf(g.projections) < target)) {
+          retryMs = Math.min(500, Math.max(5, retryMs * 2));
+          return { pauseMs: retryMs };
+        }
+        retryMs = 0;
+        // Otherwise rest until an append.
+        return { pauseMs: pollMs };
       } catch (error) {
         onError?.('runner', error);
         return { pauseMs: Math.min(pollMs, 1000), force: true };
@@ -307,6 +323,7 @@ export const createProjectionRunner = (
     },
     waitFor(position, timeoutMs = 10_000) {
       if (loaded && position <= lowest()) return Promise.resolve(true);
+      target = Math.max(target, position);
       return new Promise((resolve) => {
         const w = {
           position,
