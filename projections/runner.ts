@@ -267,18 +267,16 @@ export const createProjectionRunner = (
       settleWaiters();
     }
     const total = () => projections.reduce((sum, p) => sum + (checkpoints[p.name] ?? 0), 0);
+    // The head is read again every cycle: what was appended while the lagging group took its
+    // share reaches the leading group in the next cycle, not after the whole backlog.
     for (;;) {
       const head = await store.headPosition();
       if (groups.every((g) => lowestOf(g.projections) >= head)) return false;
-      let progressed = true;
-      while (progressed && groups.some((g) => lowestOf(g.projections) < head)) {
-        const before = total();
-        const { failed } = await cycle(head);
-        if (failed) return true;
-        progressed = total() > before;
-      }
+      const before = total();
+      const { failed } = await cycle(head);
+      if (failed) return true;
       // Nothing readable moved (the head's events not yet visible to a read): the next wake-up tries again.
-      if (!progressed) return false;
+      if (total() === before) return false;
     }
   };
 
