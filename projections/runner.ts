@@ -241,10 +241,13 @@ export const createProjectionRunner = (
     return result;
   };
 
-  /** One cycle up to `head`: the leading group drains, the lagging one takes its share. */
-  const cycle = async (head: number) => {
-    let failed = false;
+  /**
+   * One cycle up to `head`: the leading group drains, the lagging one takes its share. A
+   * group whose batch fails is left out for the rest of this turn, so it never holds the others up.
+   */
+  const cycle = async (head: number, broken: Set<(typeof groups)[number]>) => {
     for (const group of groups) {
+      if (broken.has(group)) continue;
       try {
         for (;;) {
           if (lowestOf(group.projections) >= head) break;
@@ -252,31 +255,30 @@ export const createProjectionRunner = (
           if (!group.drain || applied < group.share) break;
         }
       } catch (error) {
-        failed = true;
+        broken.add(group);
         onError?.(group.projections.map((p) => p.name).join(','), error);
       }
     }
-    return { failed };
   };
 
-  /** Works until every projection has reached the head (re-read when reached); answers whether a batch failed. */
+  /** Works until every working projection has reached the head (re-read each cycle); answers whether a batch failed. */
   const work = async () => {
     if (!loaded) {
       Object.assign(checkpoints, await readCheckpoints(db, projections.map((p) => p.name)));
       loaded = true;
       settleWaiters();
     }
+    const broken = new Set<(typeof groups)[number]>();
     const total = () => projections.reduce((sum, p) => sum + (checkpoints[p.name] ?? 0), 0);
     // The head is read again every cycle: what was appended while the lagging group took its
     // share reaches the leading group in the next cycle, not after the whole backlog.
     for (;;) {
       const head = await store.headPosition();
-      if (groups.every((g) => lowestOf(g.projections) >= head)) return false;
+      if (groups.every((g) => broken.has(g) || lowestOf(g.projections) >= head)) return broken.size > 0;
       const before = total();
-      const { failed } = await cycle(head);
-      if (failed) return true;
+      await cycle(head, broken);
       // Nothing readable moved (the head's events not yet visible to a read): the next wake-up tries again.
-      if (total() === before) return false;
+      if (total() === before) return broken.size > 0;
     }
   };
 
