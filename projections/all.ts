@@ -3,26 +3,30 @@ import { callsProjection } from './calls.ts';
 import { dedupeDigestsProjection } from './dedupe-digests.ts';
 import { jobsProjection } from './jobs.ts';
 import type { Projection } from './projection.ts';
-import { recordsProjection } from './records.ts';
+import { applyRecordsBatch, recordsProjection } from './records.ts';
 import { revocationsProjection } from './revocations.ts';
 import { retentionProjection } from './retention.ts';
-import { auditProjection } from './audit.ts';
+import { createAuditProjection } from './audit.ts';
 import { tenantsProjection } from './tenants.ts';
 
 export interface ProjectionDeps {
   readonly sealer: Sealer;
 }
 
+/** What the records and calls models read, and the records model's set-based path (both defined beside them). */
+const records: Projection = { ...recordsProjection, canHandle: ['RecordVersionWritten', 'RecordRemoved'], applyBatch: (sql, items) => applyRecordsBatch(sql, items) };
+const calls: Projection = { ...callsProjection, canHandle: ['CallMinted', 'CallEnded'] };
+
 export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
   tenantsProjection,
   jobsProjection,
-  callsProjection,
-  recordsProjection,
+  calls,
+  records,
   dedupeDigestsProjection(deps.sealer),
   revocationsProjection,
   retentionProjection,
-  // Last: it reads the jobs model for the names its entries carry.
-  auditProjection,
+  // One per runner: it keeps its trees' right edges in memory.
+  createAuditProjection(),
 ];
 
 export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention', 'audit'] as const;
@@ -33,6 +37,6 @@ export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-d
  * audit log needs the log's global order and stays with the service.
  */
 export const busProjections = (deps: Partial<ProjectionDeps> = {}): readonly Projection[] =>
-  [tenantsProjection, jobsProjection, callsProjection, recordsProjection, ...(deps.sealer ? [dedupeDigestsProjection(deps.sealer)] : []), revocationsProjection, retentionProjection].filter(
+  [tenantsProjection, jobsProjection, calls, records, ...(deps.sealer ? [dedupeDigestsProjection(deps.sealer)] : []), revocationsProjection, retentionProjection].filter(
     (p) => p.order === 'stream',
   );

@@ -1,19 +1,10 @@
 import { auditFields, recordRefs, type JobFacts } from '../domain/audit/entries.ts';
 import { leafHash, nodeHash } from '../domain/audit/merkle.ts';
 import { canonicalJson } from '../domain/shared/hash.ts';
-import type { Projection } from './projection.ts';
+import type { Sql } from '../domain/ports/read-model.ts';
+import type { Applicable, LogSpan, Projection } from './projection.ts';
 
-/**
- * The audit log: an append-only list of entries per tenant and the RFC 6962 tree over them.
- * Each complete subtree is stored once (`rm_audit_nodes`: level, index), so a leaf costs
- * O(log n) writes and any root or proof is O(log n) reads — nothing is recomputed.
- */
-export const auditProjection: Projection = {
-  name: 'audit',
-  // Each tenant's entries follow the log's order.
-  order: 'log',
-  tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs'],
-  schema: `
+const SCHEMA = `
     CREATE TABLE IF NOT EXISTS rm_audit (
       tenant text NOT NULL, seq bigint NOT NULL, at bigint NOT NULL, kind text NOT NULL, job text, subject text, epoch int,
       record_refs text[] NOT NULL, line text NOT NULL,
@@ -29,49 +20,219 @@ export const auditProjection: Projection = {
     CREATE TABLE IF NOT EXISTS rm_audit_jobs (
       tenant text NOT NULL, job text NOT NULL, run int NOT NULL, agent text NOT NULL, purpose text NOT NULL, subject text NOT NULL,
       PRIMARY KEY (tenant, job, run)
-    );`,
-  async apply(sql, event, recorded) {
-    const tenant = (event.data as { tenant?: string }).tenant;
-    if (!tenant) return;
+    );`;
+
+/** The events `auditFields` makes entries of (JobStarted also gives the job facts later entries name). */
+const HANDLED = [
+  'RecordsRead', 'RecordVersionWritten', 'JobStarted', 'JobEnded', 'JobStopped', 'EnvelopeBlockAppended', 'EnvelopeWideningRefused',
+  'RevocationBatchApplied', 'RevocationReceiptIssued', 'HoldPlaced', 'HoldReleased', 'ErasureRequested', 'SubjectKeyShredded',
+  'RecordRemoved', 'RenewalRequested', 'TenantExported',
+] as const;
+
+/**
+ * A tenant's tree as far as appending needs it: its size and the right edge — the roots of
+ * the complete subtrees that cover the leaves so far, biggest first (one per set bit of size).
+ */
+interface Edge {
+  size: number;
+  readonly frontier: { level: number; hash: Buffer }[];
+}
+
+/** The (level, idx) of each subtree on the right edge of a tree of `size` leaves, biggest first. */
+const edgeNodes = (size: number) => {
+  const nodes: { level: number; idx: number }[] = [];
+  let start = 0;
+  for (let level = 52; level >= 0; level--) {
+    const width = 2 ** level;
+    if (size - start >= width) {
+      nodes.push({ level, idx: start / width });
+      start += width;
+    }
+  }
+  return nodes;
+};
+
+const refOf = (tenant: string, job: string, run: number) => `${tenant}\u0000${job}\u0000${run}`;
+
+/** What the projection remembers between batches, valid only at `at` (a log position). */
+interface Memory {
+  at: number | null;
+  readonly edges: Map<string, Edge>;
+  readonly jobs: Map<string, JobFacts>;
+}
+
+const JOB_MEMORY = 50_000;
+
+const loadEdges = async (sql: Sql, memory: Memory, tenants: readonly string[]) => {
+  const missing = tenants.filter((t) => !memory.edges.has(t));
+  if (missing.length === 0) return;
+  const { rows: heads } = await sql.query<{ tenant: string; size: number }>('SELECT tenant, size FROM rm_audit_heads WHERE tenant = ANY($1::text[])', [missing]);
+  const sizes = new Map(heads.map((h) => [h.tenant, Number(h.size)]));
+  const want = missing.flatMap((t) => edgeNodes(sizes.get(t) ?? 0).map((n) => ({ tenant: t, ...n })));
+  const hashes = new Map<string, Buffer>();
+  if (want.length > 0) {
+    const { rows } = await sql.query<{ tenant: string; level: number; idx: number; hash: Buffer }>(
+      `SELECT n.tenant, n.level, n.idx, n.hash FROM rm_audit_nodes n
+       JOIN unnest($1::text[], $2::int[], $3::bigint[]) AS w(tenant, level, idx) ON n.tenant = w.tenant AND n.level = w.level AND n.idx = w.idx`,
+      [want.map((w) => w.tenant), want.map((w) => w.level), want.map((w) => w.idx)],
+    );
+    for (const r of rows) hashes.set(`${r.tenant}\u0000${r.level}\u0000${Number(r.idx)}`, r.hash);
+  }
+  for (const t of missing) {
+    const size = sizes.get(t) ?? 0;
+    const frontier = edgeNodes(size).map(({ level, idx }) => {
+      const hash = hashes.get(`${t}\u0000${level}\u0000${idx}`);
+      if (!hash) throw new Error(`audit: tenant ${t} has ${size} entries but no node (${level}, ${idx})`);
+      return { level, hash };
+    });
+    memory.edges.set(t, { size, frontier });
+  }
+};
+
+const loadJobs = async (sql: Sql, memory: Memory, wanted: readonly { tenant: string; job: string; run: number }[]) => {
+  const missing = wanted.filter((w) => !memory.jobs.has(refOf(w.tenant, w.job, w.run)));
+  if (missing.length === 0) return;
+  const { rows } = await sql.query<JobFacts & { tenant: string; job: string; run: number }>(
+    `SELECT j.tenant, j.job, j.run, j.agent, j.purpose, j.subject FROM rm_audit_jobs j
+     JOIN unnest($1::text[], $2::text[], $3::int[]) AS w(tenant, job, run) ON j.tenant = w.tenant AND j.job = w.job AND j.run = w.run`,
+    [missing.map((w) => w.tenant), missing.map((w) => w.job), missing.map((w) => w.run)],
+  );
+  for (const r of rows) memory.jobs.set(refOf(r.tenant, r.job, r.run), { agent: r.agent, purpose: r.purpose, subject: r.subject });
+};
+
+const tenantOf = (a: Applicable) => (a.event.data as { tenant?: string }).tenant;
+
+/** The runs an event's entry names (the reader, the writer). */
+const namedRuns = (a: Applicable) => {
+  const d = a.event.data as { job?: string; run?: number; writer?: { job: string; run: number } };
+  return [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
+};
+
+/**
+ * Appends a span's entries: everything is computed in memory from the right edge, then
+ * written with one multi-row statement per table.
+ */
+const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory) => {
+  const relevant = items.filter((a) => tenantOf(a));
+  if (relevant.length === 0) return;
+  const tenants = [...new Set(relevant.map((a) => tenantOf(a)!))];
+  // Facts made inside this span are in memory before they are needed; the rest are read once.
+  const started = new Set(relevant.filter((a) => a.event.type === 'JobStarted').map((a) => refOf(tenantOf(a)!, (a.event.data as { job: string }).job, (a.event.data as { run: number }).run)));
+  const needed = relevant.flatMap((a) => namedRuns(a).map((r) => ({ tenant: tenantOf(a)!, ...r }))).filter((w) => !started.has(refOf(w.tenant, w.job, w.run)));
+  if (memory.jobs.size + needed.length > JOB_MEMORY) memory.jobs.clear();
+  await Promise.all([loadEdges(sql, memory, tenants), loadJobs(sql, memory, needed)]);
+
+  const newJobs: { tenant: string; job: string; run: number; agent: string; purpose: string; subject: string }[] = [];
+  const entries: { tenant: string; seq: number; at: number; kind: string; job: string | null; subject: string | null; epoch: number | null; record_refs: string[]; line: string }[] = [];
+  const nodes: { tenant: string[]; level: number[]; idx: number[]; hash: string[] } = { tenant: [], level: [], idx: [], hash: [] };
+  const grown = new Set<string>();
+  for (const a of relevant) {
+    const { event, recorded } = a;
+    const tenant = tenantOf(a)!;
     // The projection keeps its own job facts, per run: another model's rows change as ids are
-    // started again, and an entry read from them would change on rebuild.
+    // started again, and an entry read from them would change on rebuild. The first wins.
     if (event.type === 'JobStarted') {
       const d = event.data;
-      await sql.query('INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING', [
-        tenant, d.job, d.run, d.agent, d.purpose, d.subject,
-      ]);
+      const ref = refOf(tenant, d.job, d.run);
+      if (!memory.jobs.has(ref)) {
+        memory.jobs.set(ref, { agent: d.agent, purpose: d.purpose, subject: d.subject });
+        newJobs.push({ tenant, job: d.job, run: d.run, agent: d.agent, purpose: d.purpose, subject: d.subject });
+      }
     }
-    const refOf = (job: string, run: number) => `${job}\u0000${run}`;
-    const d = event.data as { job?: string; run?: number; writer?: { job: string; run: number } };
-    const named = [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
-    const jobs = new Map<string, JobFacts | null>();
-    for (const { job, run } of named) {
-      const { rows } = await sql.query<JobFacts>('SELECT agent, purpose, subject FROM rm_audit_jobs WHERE tenant = $1 AND job = $2 AND run = $3', [tenant, job, run]);
-      jobs.set(refOf(job, run), rows[0] ?? null);
-    }
-    const fields = auditFields(event, (job, run) => jobs.get(refOf(job, run)) ?? null);
-    if (!fields) return;
-
-    await sql.query('INSERT INTO rm_audit_heads (tenant, size) VALUES ($1, 0) ON CONFLICT DO NOTHING', [tenant]);
-    const { rows } = await sql.query<{ size: number }>('SELECT size FROM rm_audit_heads WHERE tenant = $1 FOR UPDATE', [tenant]);
-    const seq = Number(rows[0]!.size);
+    const fields = auditFields(event, (job, run) => memory.jobs.get(refOf(tenant, job, run)) ?? null);
+    if (!fields) continue;
+    const edge = memory.edges.get(tenant)!;
+    const seq = edge.size;
     const line = canonicalJson({ seq, at: recorded.recorded_at, ...fields });
-    await sql.query(
-      'INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)',
-      [tenant, seq, recorded.recorded_at, fields.kind, fields.job ?? null, fields.subject ?? null, fields.epoch ?? null, recordRefs(fields.records), line],
-    );
+    entries.push({
+      tenant, seq, at: recorded.recorded_at, kind: fields.kind, job: fields.job ?? null, subject: fields.subject ?? null,
+      epoch: fields.epoch ?? null, record_refs: recordRefs(fields.records), line,
+    });
+    // Each complete subtree is stored once: a new leaf, then every parent it completes.
     let hash = leafHash(Buffer.from(line));
     let level = 0;
     let idx = seq;
-    await sql.query('INSERT INTO rm_audit_nodes (tenant, level, idx, hash) VALUES ($1, 0, $2, $3)', [tenant, idx, hash]);
-    // A right child completes its parent: climb while the index is odd.
-    while (idx % 2 === 1) {
-      const { rows: left } = await sql.query<{ hash: Buffer }>('SELECT hash FROM rm_audit_nodes WHERE tenant = $1 AND level = $2 AND idx = $3', [tenant, level, idx - 1]);
-      hash = nodeHash(left[0]!.hash, hash);
+    const node = () => {
+      nodes.tenant.push(tenant);
+      nodes.level.push(level);
+      nodes.idx.push(idx);
+      nodes.hash.push(hash.toString('hex'));
+    };
+    node();
+    while (edge.frontier.length > 0 && edge.frontier.at(-1)!.level === level) {
+      hash = nodeHash(edge.frontier.pop()!.hash, hash);
       level++;
       idx = (idx - 1) / 2;
-      await sql.query('INSERT INTO rm_audit_nodes (tenant, level, idx, hash) VALUES ($1, $2, $3, $4)', [tenant, level, idx, hash]);
+      node();
     }
-    await sql.query('UPDATE rm_audit_heads SET size = $2 WHERE tenant = $1', [tenant, seq + 1]);
-  },
+    edge.frontier.push({ level, hash });
+    edge.size = seq + 1;
+    grown.add(tenant);
+  }
+
+  if (newJobs.length > 0)
+    await sql.query(
+      `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) ON CONFLICT DO NOTHING`,
+      [newJobs.map((j) => j.tenant), newJobs.map((j) => j.job), newJobs.map((j) => j.run), newJobs.map((j) => j.agent), newJobs.map((j) => j.purpose), newJobs.map((j) => j.subject)],
+    );
+  if (entries.length === 0) return;
+  await sql.query(
+    `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
+     SELECT tenant, seq, at, kind, job, subject, epoch, record_refs, line FROM jsonb_to_recordset($1::jsonb)
+       AS x(tenant text, seq bigint, at bigint, kind text, job text, subject text, epoch int, record_refs text[], line text)`,
+    [JSON.stringify(entries)],
+  );
+  await sql.query(
+    `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
+     SELECT t, l, i, decode(h, 'hex') FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[]) AS n(t, l, i, h)`,
+    [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
+  );
+  const heads = [...grown];
+  await sql.query(
+    `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
+     ON CONFLICT (tenant) DO UPDATE SET size = EXCLUDED.size`,
+    [heads, heads.map((t) => memory.edges.get(t)!.size)],
+  );
 };
+
+/**
+ * The audit log: an append-only list of entries per tenant and the RFC 6962 tree over them.
+ * Each complete subtree is stored once (`rm_audit_nodes`: level, index), so any root or proof
+ * is O(log n) reads — nothing is recomputed. Appending needs only the right edge of each
+ * tree, which this instance keeps in memory between batches (loaded once per tenant), so a
+ * batch of leaves costs a few multi-row inserts whatever the tree's size.
+ *
+ * Make one instance per runner: its memory belongs to one database.
+ */
+export const createAuditProjection = (): Projection => {
+  const memory: Memory = { at: null, edges: new Map(), jobs: new Map() };
+  const forget = () => {
+    memory.at = null;
+    memory.edges.clear();
+    memory.jobs.clear();
+  };
+  return {
+    name: 'audit',
+    // Each tenant's entries follow the log's order.
+    order: 'log',
+    tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs'],
+    canHandle: HANDLED,
+    schema: SCHEMA,
+    async apply(sql, event, recorded) {
+      // Alone, with no span to check the memory against: read the edge afresh.
+      forget();
+      await appendEntries(sql, [{ event, recorded }], memory);
+      forget();
+    },
+    async applyBatch(sql, items, span: LogSpan) {
+      if (memory.at !== span.after || span.after === 0) forget();
+      memory.at = null;
+      await appendEntries(sql, items, memory);
+      memory.at = span.to;
+    },
+  };
+};
+
+/** An instance for one-off use (a rebuild, a test): its memory is trusted only within a span it just wrote. */
+export const auditProjection: Projection = createAuditProjection();

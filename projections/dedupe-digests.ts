@@ -1,5 +1,52 @@
 import type { Sealer } from '../domain/ports/sealer.ts';
-import type { Projection } from './projection.ts';
+import type { Sql } from '../domain/ports/read-model.ts';
+import type { Applicable, Projection } from './projection.ts';
+
+const keyOf = (d: { tenant: string; plugin: string; scope: string; key: string }) => [d.tenant, d.plugin, d.scope, d.key] as const;
+
+/**
+ * A record's row depends only on its last event, so a batch keeps each record's last event,
+ * opens those digests, and writes with one DELETE and one upsert.
+ */
+const applyLast = async (sealer: Sealer, sql: Sql, items: readonly Applicable[]) => {
+  const last = new Map<string, Applicable>();
+  for (const a of items) {
+    if (a.event.type !== 'RecordVersionWritten' && a.event.type !== 'RecordRemoved') continue;
+    const id = JSON.stringify(keyOf(a.event.data));
+    last.delete(id);
+    last.set(id, a);
+  }
+  await sealer.prefetch?.([...last.values()].flatMap(({ event }) => (event.type === 'RecordVersionWritten' && event.data.dedupe !== null ? [event.data.dedupe] : [])));
+  const gone: (readonly string[])[] = [];
+  const kept: { where: readonly string[]; version: number; digest: string }[] = [];
+  for (const { event } of last.values()) {
+    if (event.type === 'RecordRemoved') {
+      gone.push(keyOf(event.data));
+      continue;
+    }
+    if (event.type !== 'RecordVersionWritten') continue;
+    const d = event.data;
+    const digest = d.dedupe === null ? null : await sealer.open({ ...d, data_subject: d.data_subject }, 'dedupe', d.dedupe);
+    if (digest === null) gone.push(keyOf(d));
+    else kept.push({ where: keyOf(d), version: d.version, digest });
+  }
+  const column = (rows: readonly (readonly string[])[], i: number) => rows.map((r) => r[i]!);
+  if (gone.length > 0)
+    await sql.query(
+      `DELETE FROM rm_dedupe_digests r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
+       WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key`,
+      [0, 1, 2, 3].map((i) => column(gone, i)),
+    );
+  if (kept.length > 0) {
+    const where = kept.map((k) => k.where);
+    await sql.query(
+      `INSERT INTO rm_dedupe_digests (tenant, plugin, scope, key, version, digest)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[])
+       ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, digest = EXCLUDED.digest`,
+      [...[0, 1, 2, 3].map((i) => column(where, i)), kept.map((k) => k.version), kept.map((k) => k.digest)],
+    );
+  }
+};
 
 /**
  * The dedupe digest of each record's newest version. The log holds digests sealed (so a
@@ -8,6 +55,7 @@ import type { Projection } from './projection.ts';
 export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
   name: 'dedupe-digests',
   order: 'stream',
+  canHandle: ['RecordVersionWritten', 'RecordRemoved'],
   tables: ['rm_dedupe_digests'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_dedupe_digests (
@@ -16,25 +64,6 @@ export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
       PRIMARY KEY (tenant, plugin, scope, key)
     );
     CREATE INDEX IF NOT EXISTS rm_dedupe_digests_by_digest ON rm_dedupe_digests (tenant, plugin, scope, digest);`,
-  async apply(sql, event) {
-    if (event.type === 'RecordRemoved') {
-      await sql.query('DELETE FROM rm_dedupe_digests WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4', [
-        event.data.tenant, event.data.plugin, event.data.scope, event.data.key,
-      ]);
-      return;
-    }
-    if (event.type !== 'RecordVersionWritten') return;
-    const d = event.data;
-    const where = [d.tenant, d.plugin, d.scope, d.key];
-    const digest = d.dedupe === null ? null : await sealer.open({ ...d, data_subject: d.data_subject }, 'dedupe', d.dedupe);
-    if (digest === null) {
-      await sql.query('DELETE FROM rm_dedupe_digests WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4', where);
-      return;
-    }
-    await sql.query(
-      `INSERT INTO rm_dedupe_digests (tenant, plugin, scope, key, version, digest) VALUES ($1,$2,$3,$4,$5,$6)
-       ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, digest = EXCLUDED.digest`,
-      [...where, d.version, digest],
-    );
-  },
+  apply: (sql, event, recorded) => applyLast(sealer, sql, [{ event, recorded }]),
+  applyBatch: (sql, items) => applyLast(sealer, sql, items),
 });

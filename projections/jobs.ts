@@ -1,9 +1,29 @@
+import type { Sql } from '../domain/ports/read-model.ts';
 import type { Projection } from './projection.ts';
+import { inRuns } from './runs.ts';
+
+/** A run of CallMinted: one UPDATE adding each job's count. */
+const countCalls = async (sql: Sql, calls: readonly { tenant: string; job: string }[]) => {
+  const counts = new Map<string, { tenant: string; job: string; n: number }>();
+  for (const c of calls) {
+    const id = `${c.tenant}\u0000${c.job}`;
+    const seen = counts.get(id);
+    if (seen) seen.n++;
+    else counts.set(id, { ...c, n: 1 });
+  }
+  const rows = [...counts.values()];
+  await sql.query(
+    `UPDATE rm_jobs j SET calls_minted = j.calls_minted + c.n FROM unnest($1::text[], $2::text[], $3::int[]) AS c(tenant, job, n)
+     WHERE j.tenant = c.tenant AND j.id = c.job`,
+    [rows.map((r) => r.tenant), rows.map((r) => r.job), rows.map((r) => r.n)],
+  );
+};
 
 /** Jobs as the runtime and the records API look them up, with a count of calls minted. */
 export const jobsProjection: Projection = {
   name: 'jobs',
   order: 'stream',
+  canHandle: ['JobStarted', 'JobEnded', 'EnvelopeBlockAppended', 'JobStopped', 'LabelsJoined', 'CallMinted'],
   tables: ['rm_jobs'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_jobs (
@@ -76,5 +96,13 @@ export const jobsProjection: Projection = {
       default:
         return;
     }
+  },
+  async applyBatch(sql, items) {
+    await inRuns(
+      items,
+      ({ event }) => (event.type === 'CallMinted' ? { tenant: event.data.tenant, job: event.data.job } : null),
+      (calls) => countCalls(sql, calls),
+      ({ event, recorded }) => jobsProjection.apply(sql, event, recorded),
+    );
   },
 };

@@ -2,6 +2,18 @@ import type { DomainEvent } from '../domain/events/registry.ts';
 import type { RecordedEvent } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 
+/** A decoded event beside the log entry it came from. */
+export interface Applicable {
+  readonly event: DomainEvent;
+  readonly recorded: RecordedEvent;
+}
+
+/** A stretch of the log: positions after `after`, up to and including `to`. */
+export interface LogSpan {
+  readonly after: number;
+  readonly to: number;
+}
+
 /**
  * A read model built from the log. `schema` is idempotent DDL; `tables` are emptied on
  * rebuild. `apply` runs inside the runner's transaction, beside the checkpoint update.
@@ -9,11 +21,22 @@ import type { Sql } from '../domain/ports/read-model.ts';
  * `order` says what order the model needs: `stream` when each row is built from one stream's
  * events (so any interleaving that keeps each stream's order builds the same rows — a Kafka
  * consumer group can build it partition by partition); `log` when it needs the global order.
+ *
+ * `canHandle` names the event types the model reads: the runner decodes nothing else for it.
+ * A projection that declares none is handed every event.
+ *
+ * `applyBatch`, when present, applies consecutive events in log order with set-based
+ * statements and must leave exactly what `apply` one by one would. `span` is the stretch of
+ * the log the batch covers, (after, to]; `after` is 0 on a rebuild. A projection that keeps
+ * state in memory between batches trusts it only when it was left at `after` (its batch may
+ * have rolled back, or another runner moved the model meanwhile).
  */
 export interface Projection {
   readonly name: string;
   readonly order: 'stream' | 'log';
   readonly schema: string;
   readonly tables: readonly string[];
+  readonly canHandle?: readonly string[];
   apply(sql: Sql, event: DomainEvent, recorded: RecordedEvent): Promise<void>;
+  applyBatch?(sql: Sql, events: readonly Applicable[], span: LogSpan): Promise<void>;
 }

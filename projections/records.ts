@@ -1,4 +1,7 @@
-import type { Projection } from './projection.ts';
+import type { Sql } from '../domain/ports/read-model.ts';
+import type { RecordVersionWrittenData } from '../domain/records/events.ts';
+import type { Applicable, Projection } from './projection.ts';
+import { inRuns } from './runs.ts';
 
 /**
  * Record versions and the list index (the newest version of each record), plus the request
@@ -59,4 +62,55 @@ export const recordsProjection: Projection = {
       [d.tenant, d.request_key, d.plugin, d.scope, d.key, d.version],
     );
   },
+};
+
+/**
+ * The same model written set-based, for the runner and rebuilds (`apply` stays the one-event
+ * path): a run of RecordVersionWritten costs three multi-row statements — every version, each
+ * record's last version in the list index, the request keys (the first use of a key wins, as
+ * one by one) — and a RecordRemoved ends the run and deletes as `apply` does.
+ */
+export const applyRecordsBatch = async (sql: Sql, items: readonly Applicable[]) => {
+  await inRuns(
+    items,
+    ({ event }) => (event.type === 'RecordVersionWritten' ? event.data : null),
+    async (gathered) => {
+      const all = gathered;
+      await sql.query(
+        `INSERT INTO rm_record_versions (tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at,
+           subject_kind, closed, purpose, labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject)
+         SELECT tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at, subject_kind, closed, purpose,
+           labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject
+         FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, plugin text, scope text, key text, version int, body jsonb, body_bytes int,
+           kind text, state text, supersedes text, ends_at bigint, subject_kind text, closed boolean, purpose text, labels jsonb,
+           created_ms bigint, writer_job text, writer_agent text, writer_plugin text, writer_tainted boolean, data_subject text)`,
+        [JSON.stringify(all.map((d) => ({
+          tenant: d.tenant, plugin: d.plugin, scope: d.scope, key: d.key, version: d.version, body: d.body, body_bytes: d.body_bytes,
+          kind: d.kind, state: d.state, supersedes: d.supersedes, ends_at: d.ends_at, subject_kind: d.subject_kind, closed: d.closed,
+          purpose: d.purpose, labels: d.labels, created_ms: d.created_ms, writer_job: d.writer.job, writer_agent: d.writer.agent,
+          writer_plugin: d.writer.plugin, writer_tainted: d.writer.tainted, data_subject: d.data_subject,
+        })))],
+      );
+      const newest = new Map<string, RecordVersionWrittenData>();
+      for (const d of all) newest.set(JSON.stringify([d.tenant, d.plugin, d.scope, d.key]), d);
+      await sql.query(
+        `INSERT INTO rm_records (tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms)
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, plugin text, scope text, key text, version int, kind text,
+           state text, closed boolean, ends_at bigint, purpose text, subject_kind text, created_ms bigint)
+         ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, state = EXCLUDED.state,
+           closed = EXCLUDED.closed, ends_at = EXCLUDED.ends_at, purpose = EXCLUDED.purpose, subject_kind = EXCLUDED.subject_kind,
+           created_ms = EXCLUDED.created_ms`,
+        [JSON.stringify([...newest.values()].map((d) => ({
+          tenant: d.tenant, plugin: d.plugin, scope: d.scope, key: d.key, version: d.version, kind: d.kind, state: d.state, closed: d.closed,
+          ends_at: d.ends_at, purpose: d.purpose, subject_kind: d.subject_kind, created_ms: d.created_ms,
+        })))],
+      );
+      await sql.query(
+        `INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) ON CONFLICT DO NOTHING`,
+        [all.map((d) => d.tenant), all.map((d) => d.request_key), all.map((d) => d.plugin), all.map((d) => d.scope), all.map((d) => d.key), all.map((d) => d.version)],
+      );
+    },
+    ({ event, recorded }) => recordsProjection.apply(sql, event, recorded),
+  );
 };

@@ -1,9 +1,27 @@
+import type { Sql } from '../domain/ports/read-model.ts';
 import type { Projection } from './projection.ts';
+import { inRuns } from './runs.ts';
+
+interface RecordRef {
+  readonly tenant: string;
+  readonly plugin: string;
+  readonly scope: string;
+  readonly key: string;
+}
+
+/** A run of writes and removals: one DELETE of their renewals. */
+const dropRenewals = (sql: Sql, refs: readonly RecordRef[]) =>
+  sql.query(
+    `DELETE FROM rm_renewals r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
+     WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key`,
+    [refs.map((r) => r.tenant), refs.map((r) => r.plugin), refs.map((r) => r.scope), refs.map((r) => r.key)],
+  );
 
 /** Renewals asked of record owners, and the tenant's legal holds. */
 export const retentionProjection: Projection = {
   name: 'retention',
   order: 'stream',
+  canHandle: ['RenewalRequested', 'RecordVersionWritten', 'RecordRemoved', 'HoldPlaced', 'HoldReleased'],
   tables: ['rm_renewals', 'rm_holds'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_renewals (
@@ -44,5 +62,16 @@ export const retentionProjection: Projection = {
       default:
         return;
     }
+  },
+  async applyBatch(sql, items) {
+    await inRuns(
+      items,
+      ({ event }) =>
+        event.type === 'RecordVersionWritten' || event.type === 'RecordRemoved'
+          ? { tenant: event.data.tenant, plugin: event.data.plugin, scope: event.data.scope, key: event.data.key }
+          : null,
+      (refs) => dropRenewals(sql, refs),
+      ({ event, recorded }) => retentionProjection.apply(sql, event, recorded),
+    );
   },
 };

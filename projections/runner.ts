@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
-import type { Projection } from './projection.ts';
+import type { Applicable, Projection } from './projection.ts';
 import { wakeLoop } from '../domain/shared/wake-loop.ts';
 
 export const CHECKPOINTS_SCHEMA = `
@@ -13,6 +13,10 @@ export const CHECKPOINTS_SCHEMA = `
 
 export interface RunnerOptions {
   readonly batchSize?: number;
+  /**
+   * The safety net: how long the runner rests with nothing to do before it looks at the log
+   * again unasked. Appends wake it at once (the store's `onAppend`), so this is rare.
+   */
   readonly pollMs?: number;
   /** Called after each committed batch (tests and progress bars listen here). */
   readonly onBatch?: (projection: string, checkpoint: number, applied: number) => void;
@@ -22,13 +26,54 @@ export interface RunnerOptions {
    * others, so a write's answer does not wait for them. catchUp still drains them.
    */
   readonly lagging?: readonly string[];
+  /** Events the lagging group may apply per cycle, so it never starves the others (default: batchSize). */
+  readonly laggingShare?: number;
 }
 
-export const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEvent) => {
+const handledTypes = new WeakMap<Projection, ReadonlySet<string> | null>();
+/** Whether `p` reads events of this type (a projection that declares none reads all). */
+export const handles = (p: Projection, type: string) => {
+  let set = handledTypes.get(p);
+  if (set === undefined) handledTypes.set(p, (set = p.canHandle ? new Set(p.canHandle) : null));
+  return set === null || set.has(type);
+};
+
+const decode = (name: string, recorded: RecordedEvent): Applicable => {
   const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
   // An event this build cannot read must stop the projection, not be stepped over.
-  if (E.isLeft(decoded)) throw new Error(`projection ${p.name} at position ${recorded.position}: ${decoded.left}`);
-  await p.apply(sql, decoded.right, recorded);
+  if (E.isLeft(decoded)) throw new Error(`projection ${name} at position ${recorded.position}: ${decoded.left}`);
+  return { event: decoded.right, recorded };
+};
+
+export const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEvent) => {
+  if (!handles(p, recorded.type)) return;
+  const { event } = decode(p.name, recorded);
+  await p.apply(sql, event, recorded);
+};
+
+/**
+ * Decodes, once, each event some projection of the group reads: events no one reads are
+ * never decoded (SPEC-wise they are still stepped over in order, as the checkpoints move).
+ */
+const decodeFor = (projections: readonly Projection[], events: readonly RecordedEvent[]) => {
+  const out = new Map<number, Applicable>();
+  for (const e of events) {
+    const readers = projections.filter((p) => handles(p, e.type));
+    if (readers.length > 0) out.set(e.position, decode(readers.map((p) => p.name).join(','), e));
+  }
+  return out;
+};
+
+/** Applies a span of the log (after, to] to one projection: set-based when it can. */
+const applySpan = async (p: Projection, sql: Sql, items: readonly Applicable[], after: number, to: number) => {
+  if (p.applyBatch) return p.applyBatch(sql, items, { after, to });
+  for (const { event, recorded } of items) await p.apply(sql, event, recorded);
+};
+
+const itemsFor = (p: Projection, events: readonly RecordedEvent[], decoded: ReadonlyMap<number, Applicable>, after: number) => {
+  const items: Applicable[] = [];
+  for (const e of events) if (e.position > after && handles(p, e.type)) items.push(decoded.get(e.position)!);
+  return items;
 };
 
 /** Locks the projection's checkpoint row for this transaction, creating it at 0. */
@@ -48,6 +93,13 @@ const lockCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Reco
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.position)]));
 };
 
+/** The checkpoints as they stand, read without a lock (a missing row is 0). */
+const readCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Record<string, number>> => {
+  const { rows } = await sql.query<{ name: string; position: number }>('SELECT name, position FROM custodian_checkpoints WHERE name = ANY($1::text[])', [names]);
+  const found = Object.fromEntries(rows.map((r) => [r.name, Number(r.position)]));
+  return Object.fromEntries(names.map((n) => [n, found[n] ?? 0]));
+};
+
 const saveCheckpoint = (sql: Sql, name: string, position: number) =>
   sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = $1', [name, position]);
 
@@ -60,34 +112,54 @@ export const ensureProjectionSchemas = async (db: ReadModelStore, projections: r
 };
 
 /**
- * One batch for a group of projections: lock their checkpoints, read the log once after the
- * lowest, apply each event to every projection that has not seen it, move the checkpoints —
- * all in one transaction. A crash anywhere leaves either the whole batch or none of it.
+ * One batch for a group of projections. The log is read and decoded first, outside any
+ * transaction; then one short transaction locks the checkpoints, applies to every projection
+ * what it has not seen (set-based) and moves them — a crash leaves the whole batch or none
+ * of it. A transaction holds an id that keeps `pg_snapshot_xmin` back for every reader of
+ * the log, so it is opened only when there is something to write, and never waits on a read.
+ *
+ * `known`: checkpoints the caller believes (the runner's memory); absent, they are read.
+ * They only choose where to read from: the locked rows decide what is applied.
  */
-export const runBatch = async (store: EventStore, db: ReadModelStore, group: Projection | readonly Projection[], batchSize: number) => {
+export const runBatch = async (
+  store: EventStore,
+  db: ReadModelStore,
+  group: Projection | readonly Projection[],
+  batchSize: number,
+  known?: Readonly<Record<string, number>>,
+) => {
   const projections = Array.isArray(group) ? (group as readonly Projection[]) : [group as Projection];
+  const names = projections.map((p) => p.name);
+  const assumed = known && names.every((n) => known[n] !== undefined) ? known : await readCheckpoints(db, names);
+  const lowest = Math.min(...names.map((n) => assumed[n]!));
+  const events = await store.readAll(lowest, { limit: batchSize });
+  if (events.length === 0) return { checkpoint: lowest, applied: 0, from: { ...assumed } as Record<string, number> };
+  const decoded = decodeFor(projections, events);
+  const checkpoint = events.at(-1)!.position;
   return db.transaction(async (sql) => {
-    const from = await lockCheckpoints(sql, projections.map((p) => p.name));
-    const lowest = Math.min(...projections.map((p) => from[p.name]!));
-    const events = await store.readAll(lowest, { limit: batchSize });
-    for (const e of events) for (const p of projections) if (e.position > from[p.name]!) await applyEvent(p, sql, e);
-    const checkpoint = events.at(-1)?.position ?? lowest;
-    const moved = projections.filter((p) => checkpoint > from[p.name]!).map((p) => p.name);
+    const from = await lockCheckpoints(sql, names);
+    // A checkpoint below where the read started (memory ahead of the table) is not covered
+    // by these events: it waits for the next batch, read from its own place.
+    const covered = projections.filter((p) => from[p.name]! >= lowest && from[p.name]! < checkpoint);
+    for (const p of covered) await applySpan(p, sql, itemsFor(p, events, decoded, from[p.name]!), from[p.name]!, checkpoint);
+    const moved = covered.map((p) => p.name);
     if (moved.length > 0) await sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = ANY($1::text[])', [moved, checkpoint]);
-    return { checkpoint, applied: events.length, from };
+    const after = Object.fromEntries(names.map((n) => [n, moved.includes(n) ? checkpoint : from[n]!]));
+    return { checkpoint, applied: events.length, from, after };
   });
 };
 
 /**
  * Replays a projection from position 0 in one transaction, so readers see the old model
  * until the new one is whole, and a live runner waits on the checkpoint lock meanwhile.
+ * Big pages, set-based writes, and the next page read while this one is applied.
  */
 export const rebuildProjection = async (
   store: EventStore,
   db: ReadModelStore,
   p: Projection,
   onProgress?: (done: number, head: number) => void,
-  batchSize = 1000,
+  batchSize = 10_000,
 ): Promise<number> => {
   const head = await store.headPosition();
   return db.transaction(async (sql) => {
@@ -95,11 +167,15 @@ export const rebuildProjection = async (
     for (const table of p.tables) await sql.query(`TRUNCATE ${table}`);
     let position = 0;
     onProgress?.(0, head);
+    let next = store.readAll(position, { limit: batchSize });
     for (;;) {
-      const events = await store.readAll(position, { limit: batchSize });
+      const events = await next;
       if (events.length === 0) break;
-      for (const e of events) await applyEvent(p, sql, e);
-      position = events.at(-1)!.position;
+      const to = events.at(-1)!.position;
+      next = store.readAll(to, { limit: batchSize });
+      const decoded = decodeFor([p], events);
+      await applySpan(p, sql, itemsFor(p, events, decoded, position), position, to);
+      position = to;
       onProgress?.(Math.min(position, head), head);
     }
     await saveCheckpoint(sql, p.name, position);
@@ -110,25 +186,44 @@ export const rebuildProjection = async (
 export interface ProjectionRunner {
   start(): void;
   stop(): Promise<void>;
-  /** Resolves once every projection but the lagging ones has applied the log up to `position`. */
+  /**
+   * Resolves true once every projection but the lagging ones has applied the log up to
+   * `position`; false when that did not happen within `timeoutMs` (or the runner stopped).
+   */
   waitFor(position: number, timeoutMs?: number): Promise<boolean>;
   /** Runs every projection until none has anything left to read. */
   catchUp(): Promise<void>;
   checkpoints(): Readonly<Record<string, number>>;
 }
 
+/**
+ * The asynchronous projections. Idle means idle: with nothing appended the runner sends no
+ * statement at all. An append's NOTIFY wakes it; it compares the log's head with the
+ * checkpoints it keeps in memory (one read-only statement) and opens a write transaction
+ * only when some projection is behind. Each cycle the leading group is brought up to the
+ * head it saw, and the lagging group gets one bounded batch, so neither starves the other.
+ */
 export const createProjectionRunner = (
   store: EventStore,
   db: ReadModelStore,
   projections: readonly Projection[],
-  { batchSize = 500, pollMs = 250, onBatch, onError, lagging = [] }: RunnerOptions = {},
+  { batchSize = 500, pollMs = 60_000, onBatch, onError, lagging = [], laggingShare = batchSize }: RunnerOptions = {},
 ): ProjectionRunner => {
   const leading = projections.filter((p) => !lagging.includes(p.name));
-  const groups = [leading, projections.filter((p) => lagging.includes(p.name))].filter((g) => g.length > 0);
+  const behind = projections.filter((p) => lagging.includes(p.name));
+  const groups = [
+    { projections: leading, share: batchSize, drain: true },
+    { projections: behind, share: laggingShare, drain: false },
+  ].filter((g) => g.projections.length > 0);
   const checkpoints: Record<string, number> = Object.fromEntries(projections.map((p) => [p.name, 0]));
+  let loaded = false;
+  /** The newest position known to be committed (from a NOTIFY or a waiter): until it is applied, look again soon. */
+  let target = 0;
+  let retryMs = 0;
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
 
-  const lowest = () => Math.min(...leading.map((p) => checkpoints[p.name] ?? 0));
+  const lowestOf = (ps: readonly Projection[]) => Math.min(...ps.map((p) => checkpoints[p.name] ?? 0));
+  const lowest = () => (leading.length === 0 ? Infinity : lowestOf(leading));
   const settleWaiters = () => {
     const low = lowest();
     for (const w of waiters) if (w.position <= low) {
@@ -137,31 +232,84 @@ export const createProjectionRunner = (
     }
   };
 
-  const drain = async (group: readonly Projection[]) => {
-    for (;;) {
-      const { checkpoint, applied } = await runBatch(store, db, group, batchSize);
-      for (const p of group) checkpoints[p.name] = Math.max(checkpoints[p.name] ?? 0, checkpoint);
-      if (applied > 0) onBatch?.(group.map((p) => p.name).join(','), checkpoint, applied);
-      settleWaiters();
-      if (applied < batchSize) return;
-    }
+  const batch = async (group: (typeof groups)[number]) => {
+    const result = await runBatch(store, db, group.projections, group.share, checkpoints);
+    const now = 'after' in result ? result.after : result.from;
+    for (const p of group.projections) checkpoints[p.name] = Math.max(checkpoints[p.name] ?? 0, now[p.name] ?? 0);
+    if (result.applied > 0) onBatch?.(group.projections.map((p) => p.name).join(','), result.checkpoint, result.applied);
+    settleWaiters();
+    return result;
   };
 
-  const catchUp = async () => {
+  /**
+   * One cycle up to `head`: the leading group drains, the lagging one takes its share. A
+   * group whose batch fails is left out for the rest of this turn, so it never holds the others up.
+   */
+  const cycle = async (head: number, broken: Set<(typeof groups)[number]>) => {
     for (const group of groups) {
+      if (broken.has(group)) continue;
       try {
-        await drain(group);
+        for (;;) {
+          if (lowestOf(group.projections) >= head) break;
+          const { applied } = await batch(group);
+          if (!group.drain || applied < group.share) break;
+        }
       } catch (error) {
-        onError?.(group.map((p) => p.name).join(','), error);
+        broken.add(group);
+        onError?.(group.projections.map((p) => p.name).join(','), error);
       }
     }
   };
 
+  /** Works until every working projection has reached the head (re-read each cycle); answers whether a batch failed. */
+  const work = async () => {
+    if (!loaded) {
+      Object.assign(checkpoints, await readCheckpoints(db, projections.map((p) => p.name)));
+      loaded = true;
+      settleWaiters();
+    }
+    const broken = new Set<(typeof groups)[number]>();
+    const total = () => projections.reduce((sum, p) => sum + (checkpoints[p.name] ?? 0), 0);
+    // The head is read again every cycle: what was appended while the lagging group took its
+    // share reaches the leading group in the next cycle, not after the whole backlog.
+    for (;;) {
+      const head = await store.headPosition();
+      if (groups.every((g) => broken.has(g) || lowestOf(g.projections) >= head)) return broken.size > 0;
+      const before = total();
+      await cycle(head, broken);
+      // Nothing readable moved (the head's events not yet visible to a read): the next wake-up tries again.
+      if (total() === before) return broken.size > 0;
+    }
+  };
+
+  let running: Promise<boolean> | null = null;
+  /** One worker at a time: the loop and catchUp share it. */
+  const once = () => (running ??= work().finally(() => (running = null)));
+
   const loop = wakeLoop(
-    (signal) => store.onAppend(signal),
+    (signal) =>
+      store.onAppend((position) => {
+        if (position !== undefined) target = Math.max(target, position);
+        signal();
+      }),
     async () => {
-      await catchUp();
-      return { pauseMs: pollMs };
+      try {
+        const failed = await once();
+        // A failure backs off a little, whatever wakes it.
+        if (failed) return { pauseMs: Math.min(pollMs, 1000), force: true };
+        // A committed event not readable yet (a transaction open elsewhere holds the log's
+        // visible head back): look again shortly, backing off, until it is applied.
+        if (groups.some((g) => lowestOf(g.projections) < target)) {
+          retryMs = Math.min(500, Math.max(5, retryMs * 2));
+          return { pauseMs: retryMs };
+        }
+        retryMs = 0;
+        // Otherwise rest until an append.
+        return { pauseMs: pollMs };
+      } catch (error) {
+        onError?.('runner', error);
+        return { pauseMs: Math.min(pollMs, 1000), force: true };
+      }
     },
   );
 
@@ -169,11 +317,13 @@ export const createProjectionRunner = (
     start: () => loop.start(),
     async stop() {
       await loop.stop();
+      await running?.catch(() => undefined);
       for (const w of waiters) w.resolve(false);
       waiters.clear();
     },
     waitFor(position, timeoutMs = 10_000) {
-      if (position <= lowest()) return Promise.resolve(true);
+      if (loaded && position <= lowest()) return Promise.resolve(true);
+      target = Math.max(target, position);
       return new Promise((resolve) => {
         const w = {
           position,
@@ -190,7 +340,10 @@ export const createProjectionRunner = (
         loop.wake();
       });
     },
-    catchUp,
+    async catchUp() {
+      await running?.catch(() => undefined);
+      await once().catch((error: unknown) => onError?.('runner', error));
+    },
     checkpoints: () => ({ ...checkpoints }),
   };
 };

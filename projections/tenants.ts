@@ -3,6 +3,7 @@ import type { Projection } from './projection.ts';
 export const tenantsProjection: Projection = {
   name: 'tenants',
   order: 'stream',
+  canHandle: ['TenantCreated', 'TenantSettingsChanged', 'PluginInstalled', 'ErasureRequested', 'SubjectKeyShredded', 'RevocationBatchApplied'],
   tables: ['rm_tenants', 'rm_plugins'],
   schema: `
     CREATE TABLE IF NOT EXISTS rm_tenants (

@@ -50,7 +50,7 @@ export interface PostgresStoreOptions {
 
 export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<EventStore> => {
   await migrate(pool, eventStoreMigrations);
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(position?: number) => void>();
   // One LISTEN connection, opened on first need; the promise is shared so that two callers
   // racing to open it do not leak a second pooled client.
   let listening: Promise<pg.PoolClient> | null = null;
@@ -58,7 +58,10 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
   const ensureListening = () => {
     listening ??= (async () => {
       const client = await pool.connect();
-      client.on('notification', () => listeners.forEach((l) => l()));
+      client.on('notification', (n) => {
+        const position = Number(n.payload);
+        listeners.forEach((l) => l(Number.isSafeInteger(position) ? position : undefined));
+      });
       client.on('error', () => undefined);
       await client.query(`LISTEN ${CHANNEL}`);
       return client;

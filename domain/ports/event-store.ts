@@ -91,7 +91,11 @@ export interface EventStore {
    * never change once written (EventStoreDB, memory) has none: a stream that did not grow did not change.
    */
   marks?(stream: string, revisions: readonly number[]): Promise<StreamMarks>;
-  /** Runs `listener` whenever new events may have committed (a hint; readers still read). */
-  onAppend(listener: () => void): () => void;
+  /**
+   * Runs `listener` whenever new events may have committed (a hint; readers still read),
+   * with the newest committed position when the store knows it: a reader that cannot see it
+   * yet (a transaction still open elsewhere) knows to look again soon.
+   */
+  onAppend(listener: (position?: number) => void): () => void;
   close(): Promise<void>;
 }

@@ -18,6 +18,12 @@ export interface Sealer {
   seal(ctx: SealContext, field: SealedField, plaintext: string): Promise<Sealed>;
   /** The plaintext, or null when its key was shredded (the value is gone for good). */
   open(ctx: SealContext, field: SealedField, sealed: Sealed): Promise<string | null>;
+  /**
+   * Optional: loads the keys of many sealed values at once, so the `open`s that follow find
+   * them in memory (an export or a projection batch opens thousands; one round trip each is
+   * the whole cost). A key it cannot load is left for `open` to report.
+   */
+  prefetch?(sealed: readonly Sealed[]): Promise<void>;
   /** The keyed digest of dedupe text (HMAC-SHA-256 with the tenant's dedupe key). */
   dedupeDigest(tenant: string, text: string): string;
 }
