@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
-import type { EventStore, ExpectedRevision, RecordedEvent } from '../domain/ports/event-store.ts';
-import type { Refusal } from '../domain/shared/refusal.ts';
+import { assertUntampered, TamperedLog, type EventStore, type ExpectedRevision, type RecordedEvent, type TamperedEventData } from '../domain/ports/event-store.ts';
+import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { envelope, type Cause } from './envelope.ts';
 import { backoff, streamLocks, type StreamLocks } from './exclusive.ts';
 
@@ -88,6 +88,7 @@ const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
 const catchUp = async <Ev, S>(store: EventStore, stream: string, evolve: (s: S, e: Ev) => S, codec: Codec<Ev>, into: Folded<S>): Promise<Folded<S>> => {
   const from = into.revision === 'no_stream' ? 0 : (into.revision as number) + 1;
   for (const r of await store.readStream(stream, from)) {
+    assertUntampered(r);
     into.state = evolve(into.state, await codec.read(r));
     into.revision = r.revision;
   }
@@ -117,6 +118,11 @@ export interface HandlerOptions<Ev, S> {
    * cache), so two instances in one process still meet only at the expected revision.
    */
   readonly locks?: StreamLocks;
+  /**
+   * The refusal for a stream whose log does not verify (an event edited, one missing): by
+   * default `tampered`; an aggregate may name its own (a job's chain: `envelope_invalid`).
+   */
+  readonly tampered?: (detail: TamperedEventData) => Refusal;
   /** Called under the stream's lock after a successful append, with the state it left (to take snapshots). */
   readonly appended?: (stream: string, folded: Readonly<Folded<S>>) => void;
 }
@@ -124,6 +130,16 @@ export interface HandlerOptions<Ev, S> {
 /** The cached state, else a snapshot, else the empty state: then caught up from its revision. */
 const start = async <Ev, S>(stream: string, aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState'>, options: HandlerOptions<Ev, S>): Promise<Folded<S>> =>
   options.cache?.get(stream) ?? (await options.snapshot?.(stream)) ?? { state: aggregate.initialState(), revision: 'no_stream' };
+
+/** Nothing is decided from a log that does not verify: the fold's `TamperedLog` becomes a refusal. */
+const refuseTampered = async <T>(options: Pick<HandlerOptions<unknown, unknown>, 'tampered'>, work: () => Promise<E.Either<Refusal, T>>) => {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof TamperedLog)) throw error;
+    return E.left(options.tampered?.(error.detail) ?? refusal('tampered', { stream: error.detail.stream, revision: error.detail.revision, reason: error.detail.reason }));
+  }
+};
 
 /**
  * The one command path: load (from the cache, caught up), decide, wrap the events through
@@ -139,7 +155,7 @@ export const handle = async <C, Ev, S>(
   cause: Cause,
   options: HandlerOptions<Ev, S> = {},
 ): Promise<E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>> =>
-  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () => {
+  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () => refuseTampered<{ state: S; events: readonly Ev[]; position: number | null }>(options, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
     for (let attempt = 1; ; attempt++) {
       // A cached state is only ever moved by an append that succeeded, so it is a prefix of
@@ -162,7 +178,7 @@ export const handle = async <C, Ev, S>(
       if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
       await backoff(attempt);
     }
-  });
+  }));
 
 /** The stream's state caught up, read under the stream's lock (for a check before a command). */
 export const inspect = async <Ev, S>(
@@ -186,5 +202,6 @@ export const handleCommand = async <C, Ev extends DomainEvent, S>(
   aggregate: Aggregate<C, Ev, S>,
   command: C | ((state: S) => C),
   ctx: CommandContext,
+  tampered?: (detail: TamperedEventData) => Refusal,
 ): Promise<E.Either<Refusal, Handled<S>>> =>
-  handle(store, stream, aggregate, command, { tenant: ctx.tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null });
+  handle(store, stream, aggregate, command, { tenant: ctx.tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null }, tampered ? { tampered } : {});

@@ -9,13 +9,12 @@ import { chainVerifies } from '../domain/envelopes/block.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
-import type { Refusal } from '../domain/shared/refusal.ts';
+import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import { handleCommand, loadState, type Handled } from './handle.ts';
 import type { Ctx } from './tenants.ts';
 import { reachedSince, tenantLog } from './revocations-since.ts';
 import { startRevoked } from '../domain/jobs/sticky.ts';
-import { refusal } from '../domain/shared/refusal.ts';
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
@@ -43,7 +42,9 @@ export interface MintedCall {
  */
 export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs, settle?: (position: number) => Promise<unknown>) => {
   const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
-    handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant });
+    // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
+    handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant }, (t) =>
+      refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }));
 
   /**
    * A start is decided on the tenant at some revision R and appended at position P. A

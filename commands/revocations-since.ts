@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
-import type { EventStore } from '../domain/ports/event-store.ts';
+import { assertUntampered, type EventStore } from '../domain/ports/event-store.ts';
 import type { Chain } from '../domain/envelopes/block.ts';
 import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
 import { eventRegistry } from '../domain/events/registry.ts';
@@ -34,6 +34,7 @@ export const tenantLog = async (store: EventStore, tenant: string, before = Numb
   const batches: { epoch: number; revocations: Revocation[] }[] = [];
   for (const r of await store.readStream(tenantStream(tenant))) {
     if (r.position >= before) break;
+    assertUntampered(r);
     const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
     if (E.isLeft(decoded)) throw new Error(`tenant ${tenant} revision ${r.revision}: ${decoded.left}`);
     const e = decoded.right as Parameters<typeof tenantDecider.evolve>[1];

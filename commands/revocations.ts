@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import type { EventStore } from '../domain/ports/event-store.ts';
+import { assertUntampered, type EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
 import { jobDecider } from '../domain/jobs/decide.ts';
@@ -110,6 +110,7 @@ export const revocationCommands = (deps: {
     const receipt = state.receipts[answered.epoch];
     if (receipt) return answerOf(answered.epoch, receipt, null);
     for (const r of await store.readStream(tenantStream(tenant))) {
+      assertUntampered(r);
       if (r.type !== 'RevocationBatchApplied') continue;
       const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
       if (E.isRight(decoded) && decoded.right.type === 'RevocationBatchApplied' && decoded.right.data.epoch === answered.epoch)

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
-import type { EventStore } from '../domain/ports/event-store.ts';
+import { assertUntampered, type EventStore } from '../domain/ports/event-store.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import type { RecordVersionWrittenData } from '../domain/records/events.ts';
 import { canonicalJson, sha256Hex } from '../domain/shared/hash.ts';
@@ -57,6 +57,8 @@ export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: st
     for (const r of batch) {
       if (r.position > position) break;
       if (!r.stream.startsWith(prefix)) continue;
+      // An export is built from the log only as far as the log verifies.
+      assertUntampered(r);
       const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
       if (E.isLeft(decoded)) throw new Error(`export: ${decoded.left}`);
       const e = decoded.right;

@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import { envelopeHash, head, type Chain } from '../domain/envelopes/block.ts';
-import { reaches } from '../domain/envelopes/reaches.ts';
+import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
 import { evolveJob, initialJobState, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
-import { jobStream } from '../domain/shared/names.ts';
+import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { CallContext } from './call-context.ts';
 
 /**
@@ -95,6 +95,22 @@ export const logFence = (deps: FenceDeps): Fence => {
     return folded;
   };
 
+  /** Each tenant's revocation batches as its stream in the log holds them, caught up per request. */
+  const tenants = new Map<string, { revision: number; batches: readonly { epoch: number; revocations: readonly Revocation[] }[] }>();
+  const revocationsSince = async (tenant: string, epoch: number): Promise<readonly Revocation[] | null> => {
+    const known = tenants.get(tenant) ?? { revision: -1, batches: [] };
+    const batches = [...known.batches];
+    const events = await deps.store.readStream(tenantStream(tenant), known.revision + 1);
+    for (const r of events) {
+      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
+      // A tenant log that does not verify (an edited or missing event) fences every job of it.
+      if (E.isLeft(decoded)) return null;
+      if (decoded.right.type === 'RevocationBatchApplied') batches.push({ epoch: decoded.right.data.epoch, revocations: decoded.right.data.revocations });
+    }
+    tenants.set(tenant, { revision: events.at(-1)?.revision ?? known.revision, batches });
+    return batches.filter((b) => b.epoch > epoch).flatMap((b) => b.revocations);
+  };
+
   const readFrom = async (stream: string, base: Folded) => fold(base, await deps.store.readStream(stream, base.revision + 1));
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((r, i) => r === b[i]);
 
@@ -142,10 +158,10 @@ export const logFence = (deps: FenceDeps): Fence => {
       // No ceiling is no expiry (SPEC §6: a job is never fenced by a default).
       const expires = Math.min(block.expires_ms ?? Infinity, state.start.expires_ms ?? Infinity);
       if (expires <= deps.now()) return null;
-      // Revocations come from their read model (the tenant's stream is not folded here); a batch
-      // that reaches the job also appends `JobStopped` to its stream, which the status above reads,
-      // so deleting revocation rows revives nothing the log has stopped.
-      if (found.revocations.some((r) => reaches(r, state.chain))) return null;
+      // Revocations come from the tenant's stream in the log, not their read model: deleting a
+      // job's `JobStopped` and the revocation rows revives nothing while the batch is in the log.
+      const since = await revocationsSince(found.tenant, head(state.chain).epoch);
+      if (since === null || since.some((r) => reaches(r, state.chain))) return null;
       const start = state.start;
       return {
         ...found,

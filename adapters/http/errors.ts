@@ -1,3 +1,5 @@
+import { TamperedLog } from '../../domain/ports/event-store.ts';
+import { statusOf } from './status.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Refusal } from '../../domain/shared/refusal.ts';
@@ -26,6 +28,11 @@ const reasonOf = (item: ValidationItem): string =>
  */
 export const refusalOfError = (error: FastifyError & { refusal?: Refusal }): { status: number; body: Refusal } => {
   if (error.refusal) return { status: error.statusCode ?? 400, body: error.refusal };
+  // The log did not verify where a fold met it: a refusal to act, never a guess (nor a bare 500).
+  if ((error as unknown) instanceof TamperedLog) {
+    const { stream, revision, reason } = (error as unknown as TamperedLog).detail;
+    return { status: statusOf({ error: 'tampered' }), body: { error: 'tampered', stream, revision, reason } };
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const first = (error.validation[0] ?? {}) as ValidationItem;
     return { status: 400, body: { error: 'invalid', field: fieldOf(error.validationContext, first), reason: reasonOf(first) } };

@@ -20,6 +20,21 @@ export interface TamperedEventData {
   readonly reason: string;
 }
 
+/**
+ * Thrown where a fold meets a tampered event: nothing may be decided from a log that does not
+ * verify. The handler turns it into a refusal; anywhere else it reaches the edge as one.
+ */
+export class TamperedLog extends Error {
+  constructor(readonly detail: TamperedEventData) {
+    super(`stream ${detail.stream} revision ${detail.revision}: ${detail.reason}`);
+  }
+}
+
+/** Throws `TamperedLog` for an event the authenticated store marked; a no-op otherwise. */
+export const assertUntampered = (r: { readonly type: string; readonly data: unknown }): void => {
+  if (r.type === TAMPERED_EVENT) throw new TamperedLog(r.data as TamperedEventData);
+};
+
 export interface EventMetadata {
   readonly tenant: string;
   readonly causation_id: string | null;

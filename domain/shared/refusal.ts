@@ -22,6 +22,8 @@ export const REFUSAL_CODES = [
   'widening_refused',
   'envelope_invalid',
   'label_wall',
+  // the log itself: an event that does not match its MAC, or a hole in a stream
+  'tampered',
   // record writes (SPEC §4 checks)
   'closed',
   'ends_at',

@@ -15,7 +15,7 @@ const envelope = z.strictObject({
   type: z.string().min(1),
   schema_version: z.int().positive(),
   data: z.unknown(),
-  metadata: z.strictObject({ tenant: z.string(), causation_id: z.string().nullable(), correlation_id: z.string().nullable() }),
+  metadata: z.strictObject({ tenant: z.string(), causation_id: z.string().nullable(), correlation_id: z.string().nullable(), mac: z.string().optional() }),
   stream: z.string().min(1),
   revision: z.int().nonnegative(),
   position: z.int().positive(),
