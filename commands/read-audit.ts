@@ -1,10 +1,15 @@
+import * as E from 'fp-ts/lib/Either.js';
 import type { DomainEvent } from '../domain/events/registry.ts';
+import { envelope } from './envelope.ts';
 import { appendFacts } from './append-facts.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobStream } from '../domain/shared/names.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { Shown } from '../queries/records.ts';
+
+/** The read's labels were filtered on a job whose labels have moved since: read again. */
+export const LABELS_MOVED = Symbol('labels moved');
 
 export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
 
@@ -17,11 +22,18 @@ const append = (store: EventStore, stream: string, ctx: CallContext, events: Dom
  * with the job's own commands. The answer leaves only after both committed. Answers the
  * position the read models must reach before the call's next request, or null.
  */
-export const readAudit = (store: EventStore, clock: Clock) => async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number | null> => {
+export const readAudit = (store: EventStore, clock: Clock) => async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number | null | typeof LABELS_MOVED> => {
   const now = clock.now();
   const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
-  const joined = fresh.length === 0 ? null
-    : await append(store, jobStream(ctx.tenant, ctx.job), ctx, [{ type: 'LabelsJoined', data: { tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, labels: fresh, joined_ms: now } }]);
+  let joined: number | null = null;
+  if (fresh.length > 0) {
+    // Joined on the revision the read was filtered with: if the job's labels moved meanwhile
+    // (another read joined the far side of a wall), this read is decided again, not answered.
+    const labels: DomainEvent = { type: 'LabelsJoined', data: { tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, labels: fresh, joined_ms: now } };
+    const appended = await store.append(jobStream(ctx.tenant, ctx.job), envelope({ tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job }, [labels]), ctx.job_revision ?? 'any');
+    if (E.isLeft(appended)) return LABELS_MOVED;
+    joined = appended.right.position;
+  }
   await append(store, readsStream(ctx.tenant, ctx.job), ctx, [
     {
       type: 'RecordsRead',

@@ -7,6 +7,7 @@ import { callContext, type CallContext } from '../queries/call-context.ts';
 import type { Fence } from '../queries/fence.ts';
 import type { ListOptions, RecordQueries, Shown } from '../queries/records.ts';
 import type { PutRequest, RecordCommands } from './records.ts';
+import { LABELS_MOVED } from './read-audit.ts';
 
 /** One records request as the caller shaped it (check 3 is the transport's parser). */
 export type RecordsOp =
@@ -19,6 +20,8 @@ export type RecordsOp =
 export interface Admitted {
   readonly ctx: CallContext;
   readonly index: number;
+  /** Kept for this request only: a read whose labels moved is admitted again before it is decided again. */
+  readonly ticket: string;
 }
 
 /** Every answer, refusal or not, names the job's purpose ('' when the ticket is unknown). */
@@ -33,7 +36,7 @@ export interface RecordsServiceDeps {
   readonly records: RecordCommands;
   readonly queries: RecordQueries;
   /** Records a read (`RecordsRead`, and `LabelsJoined` when it brought labels); answers the position a join must settle to, or null. */
-  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null>;
+  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null | typeof LABELS_MOVED>;
   readonly fence: Fence;
   /**
    * Waits until the read models an answer promises hold the log up to `position`; false when
@@ -43,6 +46,9 @@ export interface RecordsServiceDeps {
   /** True when the records models are written with the append (inline): a put then waits for nothing. */
   readonly recordsInline: boolean;
 }
+
+/** A read decided again this often without its labels holding still is answered as unavailable. */
+const MAX_READ_ATTEMPTS = 20;
 
 const unavailable = (what: string) =>
   refusal('unavailable', { reason: `${what} was written, but the read models did not catch up in time; retry the same request` });
@@ -62,30 +68,55 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     if (!ctx) return { purpose: found.purpose, outcome: E.left(refusal('revoked')) };
     const index = await deps.counter.next(ctx.call);
     if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
-    return { purpose: ctx.purpose, outcome: E.right({ ctx, index }) };
+    return { purpose: ctx.purpose, outcome: E.right({ ctx, index, ticket }) };
+  };
+
+  /**
+   * A duplicate names the record it duplicates (SPEC §4 check 11) — unless a read by this job
+   * would withhold that record (a label wall): a refusal never hands over what a read hides.
+   */
+  const withholdUnseen = async (ctx: CallContext, scope: string, duplicate: Refusal): Promise<Refusal> => {
+    const seen = await deps.queries.get(ctx, scope, String(duplicate.key), 0);
+    return 'record' in seen.answer ? duplicate : refusal('duplicate', { withheld: true });
   };
 
   const put = async ({ ctx, index }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
     const bytes = Buffer.byteLength(JSON.stringify(request.body));
     if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
     const written = await deps.records.put(ctx, index, request);
-    if (E.isLeft(written)) return written;
+    if (E.isLeft(written)) return written.left.error === 'duplicate' ? E.left(await withholdUnseen(ctx, request.scope, written.left)) : written;
     const { version, scope, key, position } = written.right;
     if (position !== null && !deps.recordsInline && !(await deps.settle(position))) return E.left(unavailable('the put'));
     return E.right({ version, scope, key });
   };
 
-  const read = async ({ ctx }: Admitted, request: Exclude<RecordsOp, { op: 'put' }>): Promise<E.Either<Refusal, object>> => {
-    const result =
-      request.op === 'get'
-        ? await deps.queries.get(ctx, request.scope, request.record_key, request.version ?? 0)
-        : request.op === 'history'
-          ? await deps.queries.history(ctx, request.scope, request.record_key)
-          : await deps.queries.list(ctx, request.list ?? {});
-    const joined = await deps.audit(ctx, request.op, result.shown);
-    // Joined labels must be on the job before this call's next request is checked.
-    if (joined !== null && !(await deps.settle(joined))) return E.left(unavailable('the read'));
-    return E.right(result.answer);
+  /**
+   * A read is filtered on the job's labels at one revision of its stream and joins what it
+   * brought expecting that revision: when another read joined labels first (perhaps the far
+   * side of a wall), the job is folded again and the read decided again on its new labels —
+   * so two reads at once can never show one job both sides of a wall (SPEC §4 Visibility).
+   */
+  const read = async ({ ctx: first, ticket }: Admitted, request: Exclude<RecordsOp, { op: 'put' }>): Promise<E.Either<Refusal, object>> => {
+    let ctx = first;
+    for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt++) {
+      const result =
+        request.op === 'get'
+          ? await deps.queries.get(ctx, request.scope, request.record_key, request.version ?? 0)
+          : request.op === 'history'
+            ? await deps.queries.history(ctx, request.scope, request.record_key)
+            : await deps.queries.list(ctx, request.list ?? {});
+      const joined = await deps.audit(ctx, request.op, result.shown);
+      if (joined === LABELS_MOVED) {
+        const again = await deps.fence.admit(ctx, ticket);
+        if (!again) return E.left(refusal('revoked'));
+        ctx = again;
+        continue;
+      }
+      // Joined labels must be on the job before this call's next request is checked.
+      if (joined !== null && !(await deps.settle(joined))) return E.left(unavailable('the read'));
+      return E.right(result.answer);
+    }
+    return E.left(unavailable('the read (the job\'s labels kept moving)'));
   };
 
   /** Check 3 (the shape the transport parsed, or its refusal), then the op. */

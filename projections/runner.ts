@@ -340,9 +340,20 @@ export const createProjectionRunner = (
         loop.wake();
       });
     },
+    /**
+     * Applies everything committed before the call. A transaction open elsewhere in the cluster
+     * can hold committed events back from the readable head for a while; catchUp waits them out
+     * (up to a minute) instead of answering early with the models short of them.
+     */
     async catchUp() {
-      await running?.catch(() => undefined);
-      await once().catch((error: unknown) => onError?.('runner', error));
+      const committed = await (store.committedHead?.() ?? store.headPosition());
+      const deadline = Date.now() + 60_000;
+      for (let pause = 5; ; pause = Math.min(250, pause * 2)) {
+        await running?.catch(() => undefined);
+        await once().catch((error: unknown) => onError?.('runner', error));
+        if (Math.min(...projections.map((p) => checkpoints[p.name] ?? 0)) >= committed || Date.now() > deadline) return;
+        await new Promise((r) => setTimeout(r, pause));
+      }
     },
     checkpoints: () => ({ ...checkpoints }),
   };

@@ -24,6 +24,11 @@ export interface CallContext {
   readonly purpose: string;
   readonly data_subject: string | null;
   readonly labels: readonly string[];
+  /**
+   * The job stream's revision the labels were folded at (set by the fence): a read that joins
+   * labels appends them expecting this revision, so two reads cannot each join one side of a wall.
+   */
+  readonly job_revision?: number;
   /** Infinity when the job has no expiry (SPEC §6: ceilings default to none). */
   readonly expires_ms: number;
   /** The fence's inputs: the job's status, its envelope chain, and every revocation since its epoch. */

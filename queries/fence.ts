@@ -177,6 +177,7 @@ export const logFence = (deps: FenceDeps): Fence => {
         purpose: start.purpose,
         data_subject: start.data_subject,
         labels: start.labels,
+        job_revision: log.revision,
       };
     },
     verifications: () => verifications,

@@ -138,6 +138,10 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       void ensureListening().catch(() => undefined);
       return pollingSubscription(store, after, handler);
     },
+    async committedHead() {
+      const { rows } = await pool.query<{ head: number | null }>('SELECT max(position) AS head FROM custodian_events');
+      return Number(rows[0]?.head ?? 0);
+    },
     async headPosition() {
       const { rows } = await pool.query<{ head: number | null }>(
         'SELECT max(position) AS head FROM custodian_events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot())',

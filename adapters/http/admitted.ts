@@ -5,12 +5,12 @@ import type { FastifyRequest } from 'fastify';
  * every answer carries, including 413 and 415 answered by the body parser) and, once the
  * ticket, the fence and the request count passed, the call context and request index.
  */
-export interface Admission<C> {
+export interface Admission<A> {
   readonly purpose: string;
-  readonly admitted?: { readonly ctx: C; readonly index: number };
+  readonly admitted?: A;
 }
 
 const admissions = new WeakMap<FastifyRequest, Admission<unknown>>();
 
-export const admit = <C>(req: FastifyRequest, admission: Admission<C>) => void admissions.set(req, admission);
-export const admissionOf = <C>(req: FastifyRequest): Admission<C> | undefined => admissions.get(req) as Admission<C> | undefined;
+export const admit = <A>(req: FastifyRequest, admission: Admission<A>) => void admissions.set(req, admission);
+export const admissionOf = <A>(req: FastifyRequest): Admission<A> | undefined => admissions.get(req) as Admission<A> | undefined;

@@ -101,6 +101,12 @@ export interface EventStore {
   /** The position of the newest event every reader can see. */
   headPosition(): Promise<number>;
   /**
+   * The newest position committed, readable or not yet: a store whose readers stop at the
+   * oldest running transaction (PostgreSQL) may hold committed events back from `headPosition`
+   * while a transaction elsewhere in the cluster is open. Absent: the same as `headPosition`.
+   */
+  committedHead?(): Promise<number>;
+  /**
    * Offered by a store whose written events can be edited in place (a SQL table): marks for
    * the given events of a stream, so a reader caching them sees an edit. A store whose events
    * never change once written (EventStoreDB, memory) has none: a stream that did not grow did not change.

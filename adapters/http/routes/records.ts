@@ -58,7 +58,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
     onRequest: gate,
     schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
   }, async (req, reply) => {
-    const admission = admissionOf<Admitted['ctx']>(req)?.admitted;
+    const admission = admissionOf<Admitted>(req)?.admitted;
     // The gate answers every request it does not admit; this is the deny-by-default backstop.
     if (!admission) return send(reply, '', E.left(refusal('ticket')));
     const answer = await deps.service.run(admission, shapeOf(req.body));
