@@ -36,8 +36,10 @@ const CONTROL = String.raw`^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOIN
  * Per-phase database cost from the server's own counters. PostgreSQL 15 backends keep their
  * counters locally and publish them at most once a second, or 10 s after going idle, so a
  * figure read right after a phase would be short. Before each read every tracked pool's
- * connections run `pg_stat_force_next_flush()`, which publishes at the end of that statement;
- * those statements (and their commits) are subtracted. The stats connection itself sits in the
+ * connections run `pg_stat_force_next_flush()`, which publishes at the end of that statement
+ * (that statement's own commit is published only at the backend's next flush, so it never
+ * lands inside the phase it closes: measured, a phase of 0 operations reads 0 commits).
+ * Those statements are left out of the statement counts. The stats connection itself sits in the
  * `postgres` database, so its own queries never count against the measured one.
  * pg_stat_database and pg_stat_wal are diffed between two reads (pg_stat_reset() only resets
  * the current database); pg_stat_statements, which is updated synchronously, is reset.
@@ -61,17 +63,15 @@ export const openPgStats = async (serverUrl: string): Promise<PgStats> => {
   const settings = settingRows.map((r) => `${r.name}=${r.setting}`).join(', ');
   const tracked = new Map<pg.Pool, string>();
 
-  /** Every connection of every tracked pool publishes its counters; returns how many did, per database. */
+  /** Every connection of every tracked pool publishes its counters. */
   const flushAll = async () => {
-    const flushed = new Map<string, number>();
     await Promise.all(
-      [...tracked].flatMap(([pool, database]) =>
+      [...tracked.keys()].flatMap((pool) =>
         // pg-pool keeps every client, idle or busy, in `_clients`; a busy one runs this between
         // its owner's statements (a harmless SELECT) and publishes when its transaction ends.
         ((pool as unknown as { _clients?: pg.Client[] })._clients ?? []).map(async (c) => {
           try {
             await c.query('SELECT pg_stat_force_next_flush()');
-            flushed.set(database, (flushed.get(database) ?? 0) + 1);
           } catch {
             // a broken or aborted connection: its backend publishes when it ends
           }
@@ -80,7 +80,6 @@ export const openPgStats = async (serverUrl: string): Promise<PgStats> => {
     );
     await client.query('SELECT pg_stat_force_next_flush()');
     await sleep(300);
-    return flushed;
   };
 
   const read = async (database: string) => {
@@ -117,12 +116,12 @@ export const openPgStats = async (serverUrl: string): Promise<PgStats> => {
       return {
         async end() {
           const cpuUsed = process.cpuUsage(cpu);
-          const flushed = await flushAll();
+          await flushAll();
           const after = await read(database);
           return {
             statements: after.statements,
             control: after.control,
-            commits: after.commits - before.commits - (flushed.get(database) ?? 0),
+            commits: after.commits - before.commits,
             walSyncs: after.walSyncs - before.walSyncs,
             walWrites: after.walWrites - before.walWrites,
             cpuMs: (cpuUsed.user + cpuUsed.system) / 1000,
