@@ -1,6 +1,7 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { startService, type Service } from '../adapters/service.ts';
 import { newAuditKey } from '../adapters/keys/audit-key.ts';
+import { serviceErrors } from './service-errors.ts';
 
 const ADMIN = 'bench-admin-key';
 
@@ -38,7 +39,8 @@ export const JOB = { tenant: 'bench', plugin: 'notes', job: 'bench-job' } as con
  * harness counts failures by kind.
  */
 export const startApi = async (databaseUrl: string, keys: ServiceKeys, existing = false): Promise<Api> => {
-  const svc = await startService({ databaseUrl, adminKey: ADMIN, masterKey: keys.masterKey, auditKey: keys.auditKey, port: 0 });
+  const errors = serviceErrors(new URL(databaseUrl).pathname.slice(1));
+  const svc = await startService({ databaseUrl, adminKey: ADMIN, masterKey: keys.masterKey, auditKey: keys.auditKey, port: 0, logger: errors.logger });
   const admin = async (path: string, body: unknown) => {
     const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const answer = (await res.json()) as Json;
@@ -80,5 +82,15 @@ export const startApi = async (databaseUrl: string, keys: ServiceKeys, existing 
       throw error;
     }
   };
-  return { svc, admin, rec, mint, recWith, close: () => svc.close() };
+  return {
+    svc,
+    admin,
+    rec,
+    mint,
+    recWith,
+    async close() {
+      await svc.close();
+      errors.summary();
+    },
+  };
 };

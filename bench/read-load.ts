@@ -7,6 +7,8 @@ import { fmt, measureFor, reportFailures } from './harness.ts';
 const CLIENTS = 32;
 /** Lag sampling stops here even if a projection never catches up (the bench must end). */
 const LAG_CAP_S = 300;
+/** A lag that has not moved for this long is reported as stuck. */
+const STUCK_S = 60;
 
 /**
  * 32 clients doing audited gets for `seconds`, then an admin mint and a put with its ticket:
@@ -66,18 +68,26 @@ export const benchReadLoad = async (url: string, seconds: number) => {
       }
     })();
     let zeroAt: number | null = null;
-    for (let tick = 0; zeroAt === null && tick <= LAG_CAP_S; tick++) {
+    let stuck = false;
+    let last = '';
+    let lastChange = 0;
+    for (let tick = 0; zeroAt === null && !stuck && tick <= LAG_CAP_S; tick++) {
       const l = await lags();
       const since = (performance.now() - stopped) / 1000;
-      console.log(`  +${fmt(since, 1)}s after load  lag: ${show(l)}`);
+      const shown = show(l);
+      if (shown !== last) lastChange = tick;
+      // An unchanged line is shown every 10 s only; unchanged for STUCK_S, the projection is stuck.
+      if (shown !== last || tick % 10 === 0) console.log(`  +${fmt(since, 1)}s after load  lag: ${shown}${shown === last ? ' (unchanged)' : ''}`);
+      last = shown;
       if (Object.values(l).every((v) => v <= 0)) zeroAt = since;
+      else if (tick - lastChange >= STUCK_S) stuck = true;
       else await sleep(Math.max(0, stopped + (tick + 1) * 1000 - performance.now()));
     }
     await action;
     await ticker;
     console.log(
       zeroAt === null
-        ? `  !! projections still lagging ${LAG_CAP_S} s after the load stopped`
+        ? `  !! projections still lagging ${fmt((performance.now() - stopped) / 1000, 0)} s after the load stopped${stuck ? ` — STUCK: no lag moved for ${STUCK_S} s` : ''}`
         : `  every projection's lag back to 0: ${fmt(zeroAt, 1)} s after the load stopped`,
     );
   } finally {
