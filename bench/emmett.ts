@@ -1,5 +1,7 @@
 import pg from 'pg';
 
+const JSON_AND_INT8 = [20, 114, 3802];
+
 export interface EmmettAppender {
   readonly pool: pg.Pool;
   /** One `appendToStream(stream, [event])` with the stream's expected version. */
@@ -16,8 +18,16 @@ export interface EmmettAppender {
 export const openEmmett = async (url: string): Promise<EmmettAppender | { readonly unavailable: string }> => {
   let pool: pg.Pool | null = null;
   try {
+    // Emmett's driver (dumbo) sets process-wide pg type parsers on first use: int8 as BigInt,
+    // json/jsonb through its own serializer. In this process the service's code expects
+    // numbers, so the globals are put back and Emmett gets its parsers on its own pool only.
+    const saved = JSON_AND_INT8.map((oid) => [oid, pg.types.getTypeParser(oid)] as const);
     const { getPostgreSQLEventStore } = await import('@event-driven-io/emmett-postgresql');
-    pool = new pg.Pool({ connectionString: url, max: 40 });
+    const types = {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? (v: string) => BigInt(v) : oid === 114 || oid === 3802 ? (v: string) => JSON.parse(v) as unknown : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    };
+    pool = new pg.Pool({ connectionString: url, max: 40, types });
     pool.on('error', () => undefined);
     const store = getPostgreSQLEventStore(url, { connectionOptions: { pool } });
     const versions = new Map<string, bigint>();
@@ -28,6 +38,8 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
     };
     // The first append creates Emmett's schema: not part of any figure.
     await append(`warmup-${Date.now()}`, { n: 0 });
+    for (const [oid, parser] of saved) pg.types.setTypeParser(oid, parser);
+    if (typeof (await pool.query<{ n: unknown }>('SELECT 1::int8 AS n')).rows[0]!.n !== 'bigint') throw new Error('Emmett pool lost its int8 parser');
     const own = pool;
     return {
       pool: own,

@@ -38,6 +38,8 @@ export const benchEventStore = async (pool: pg.Pool, database: string, emmettUrl
   await pool.query(RAW_TABLE);
   const store = await postgresEventStore(pool);
   const emmett = await openEmmett(emmettUrl);
+  // Emmett's driver must not have changed how this process's own pools read int8 (see emmett.ts).
+  if (typeof (await pool.query<{ n: unknown }>('SELECT 1::int8 AS n')).rows[0]!.n !== 'number') throw new Error('Emmett changed the process-wide int8 parser');
   if ('unavailable' in emmett) {
     baselines.emmettUnavailable = emmett.unavailable;
     console.log(`\nEmmett's PostgreSQL appendToStream: unavailable here — ${emmett.unavailable}`);
