@@ -29,6 +29,8 @@ export interface EmbeddedOptions {
   /** Throwaway clusters (tests) are deleted on stop. */
   readonly persistent?: boolean;
   readonly log?: (line: string) => void;
+  /** Extra server flags (`-c name=value`), e.g. a benchmark's `shared_preload_libraries`. */
+  readonly postgresFlags?: readonly string[];
 }
 
 const portIsFree = (port: number) =>
@@ -62,7 +64,7 @@ const choosePort = async (dataDir: string): Promise<number> => {
  * 127.0.0.1 only (no Unix socket), keeps its data under `<dataDir>/pg`, and, when run as
  * root, runs as a `postgres` system user it creates, since PostgreSQL refuses root.
  */
-export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', persistent = true, log }: EmbeddedOptions): Promise<EmbeddedServer> => {
+export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', persistent = true, log, postgresFlags = [] }: EmbeddedOptions): Promise<EmbeddedServer> => {
   mkdirSync(dataDir, { recursive: true });
   // As root the server runs as `postgres`, which must be able to pass through the data
   // directory to reach its cluster; it need not list it (secrets stay 0700 inside).
@@ -80,7 +82,7 @@ export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', p
     authMethod: 'scram-sha-256',
     persistent,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...postgresFlags],
     onLog: (m) => log?.(String(m).trimEnd()),
     onError: (e) => log?.(`[error] ${e instanceof Error ? e.message : String(e)}`),
   });
