@@ -30,10 +30,16 @@ export default tseslint.config(
     // domain/<area>/<file>.ts, so two steps up leave it) and no I/O module.
     files: ['domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [ADAPTERS, { regex: '^(\\.\\./){2,}', message: 'domain/ imports nothing outside domain/.' },
-          { group: ['pg', 'fastify', 'node:fs', 'node:net', 'node:http', 'kafkajs', 'pino'], message: 'domain/ does no I/O.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ADAPTERS,
+            { regex: '^(\\.\\./){2,}', message: 'domain/ imports nothing outside domain/.' },
+            { group: ['pg', 'fastify', 'node:fs', 'node:net', 'node:http', 'kafkajs', 'pino'], message: 'domain/ does no I/O.' },
+          ],
+        },
+      ],
     },
   },
 );

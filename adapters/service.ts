@@ -77,7 +77,7 @@ export const reachableUrl = (address: AddressInfo): string => {
   const wildcard = address.address === '0.0.0.0' || address.address === '::' || address.address === '::ffff:0.0.0.0' || address.address === '';
   const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
-}
+};
 
 /**
  * The read models a put's answer promises (the list index, versions, request keys, the
@@ -111,7 +111,12 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   runner.start();
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
-  const records = recordCommands({ store, db, sealer: keystore, clock, retire: (...record) => compliance.retire(...record),
+  const records = recordCommands({
+    store,
+    db,
+    sealer: keystore,
+    clock,
+    retire: (...record) => compliance.retire(...record),
     ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
   });

@@ -42,7 +42,11 @@ export const startApi = async (databaseUrl: string, keys: ServiceKeys, existing 
   const errors = serviceErrors(new URL(databaseUrl).pathname.slice(1));
   const svc = await startService({ databaseUrl, adminKey: ADMIN, masterKey: keys.masterKey, auditKey: keys.auditKey, port: 0, logger: errors.logger });
   const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const answer = (await res.json()) as Json;
     if (res.status >= 300) throw new Error(refusalText(`POST ${path.replace(/\/calls$/, '/calls (mint)')}`, res.status, answer));
     return answer;
@@ -50,7 +54,14 @@ export const startApi = async (databaseUrl: string, keys: ServiceKeys, existing 
   if (!existing) {
     await admin('/v1/tenants', { id: JOB.tenant, settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
     await admin(`/v1/tenants/${JOB.tenant}/plugins`, { name: JOB.plugin, functions: ['save'], agents: ['scribe'] });
-    await admin(`/v1/tenants/${JOB.tenant}/jobs`, { id: JOB.job, agent: 'scribe', plugin: JOB.plugin, subject: 'bench', input: 'bench', timeout_ms: 86_400_000 });
+    await admin(`/v1/tenants/${JOB.tenant}/jobs`, {
+      id: JOB.job,
+      agent: 'scribe',
+      plugin: JOB.plugin,
+      subject: 'bench',
+      input: 'bench',
+      timeout_ms: 86_400_000,
+    });
   }
   const mint = async () => {
     const minted = (await admin(`/v1/tenants/${JOB.tenant}/jobs/${JOB.job}/calls`, { function: 'save' })) as { _meta: { 'oz0/records': { ticket: string } } };

@@ -45,7 +45,9 @@ export const benchColdPut = async (url: string, keys: ServiceKeys) => {
   const api = await startApi(url, keys, true);
   try {
     const ticket = await api.mint();
-    const { rows } = await api.svc.pool.query<{ n: string }>('SELECT count(*) AS n FROM rm_records WHERE scope = $1', [SCOPE]).catch(() => ({ rows: [{ n: '?' }] }));
+    const { rows } = await api.svc.pool
+      .query<{ n: string }>('SELECT count(*) AS n FROM rm_records WHERE scope = $1', [SCOPE])
+      .catch(() => ({ rows: [{ n: '?' }] }));
     for (const which of ['first', 'second']) {
       const t = performance.now();
       try {

@@ -17,15 +17,24 @@ export const benchColdScope = async (url: string) => {
   const masterKey = randomBytes(32);
   const start = () => startService({ databaseUrl: url, adminKey: ADMIN, masterKey, auditKey: newAuditKey(), port: 0 });
   const admin = async (svc: Service, path: string, body: unknown) => {
-    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (res.status >= 300) throw new Error(`${path}: ${await res.text()}`);
     return (await res.json()) as { _meta: { 'oz0/records': { ticket: string } } };
   };
   const put = async (svc: Service, ticket: string, scope: string, key: string, expect: number) => {
-    const res = await fetch(`${svc.url}/v1/records`, { method: 'POST', headers: { authorization: `Bearer ${ticket}`, 'content-type': 'application/json' }, body: JSON.stringify({ op: 'put', scope, record_key: key, body: {}, expect }) });
+    const res = await fetch(`${svc.url}/v1/records`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ticket}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ op: 'put', scope, record_key: key, body: {}, expect }),
+    });
     if (res.status !== 200) throw new Error(`put: ${await res.text()}`);
   };
-  const ticket = async (svc: Service, job: string) => (await admin(svc, `/v1/tenants/bench/jobs/${job}/calls`, { function: 'save' }))._meta['oz0/records'].ticket;
+  const ticket = async (svc: Service, job: string) =>
+    (await admin(svc, `/v1/tenants/bench/jobs/${job}/calls`, { function: 'save' }))._meta['oz0/records'].ticket;
 
   const seeder = await start();
   const stream = 'records:bench:notes:project:big';
@@ -43,10 +52,26 @@ export const benchColdScope = async (url: string) => {
           ...eventRegistry.encode({
             type: 'RecordVersionWritten',
             data: {
-              tenant: 'bench', plugin: 'notes', scope: 'project:big', key: `k${i}`, version: 1, body: { k: randomUUID(), n: '', c: '' }, body_bytes: 10,
-              kind: 'note', state: 'active', supersedes: null, ends_at: now + 30 * 86_400_000, subject_kind: 'work', closed: false, purpose: 'routine:cold',
-              labels: [], created_ms: now, writer: { job: 'cold', run: 1, call: 'seed', step: 1, agent: 'scribe', plugin: 'notes', tainted: false },
-              data_subject: null, request_key: `seed#${i}`, dedupe: null,
+              tenant: 'bench',
+              plugin: 'notes',
+              scope: 'project:big',
+              key: `k${i}`,
+              version: 1,
+              body: { k: randomUUID(), n: '', c: '' },
+              body_bytes: 10,
+              kind: 'note',
+              state: 'active',
+              supersedes: null,
+              ends_at: now + 30 * 86_400_000,
+              subject_kind: 'work',
+              closed: false,
+              purpose: 'routine:cold',
+              labels: [],
+              created_ms: now,
+              writer: { job: 'cold', run: 1, call: 'seed', step: 1, agent: 'scribe', plugin: 'notes', tainted: false },
+              data_subject: null,
+              request_key: `seed#${i}`,
+              dedupe: null,
             },
           }),
           metadata: { tenant: 'bench', causation_id: null, correlation_id: null },
@@ -79,5 +104,7 @@ export const benchColdScope = async (url: string) => {
   await probe.pool.query('DELETE FROM custodian_snapshots WHERE stream = $1', [stream]);
   await probe.close();
   const replayed = await coldPut('new-2');
-  console.log(`\nFirst put into a ${RECORDS + 1}-record scope by a fresh instance (over HTTP): from its snapshot ${fromSnapshot.toFixed(1)} ms; replaying the stream ${replayed.toFixed(1)} ms`);
+  console.log(
+    `\nFirst put into a ${RECORDS + 1}-record scope by a fresh instance (over HTTP): from its snapshot ${fromSnapshot.toFixed(1)} ms; replaying the stream ${replayed.toFixed(1)} ms`,
+  );
 };

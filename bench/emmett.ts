@@ -25,7 +25,11 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
     const { getPostgreSQLEventStore } = await import('@event-driven-io/emmett-postgresql');
     const types = {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === 20 ? (v: string) => BigInt(v) : oid === 114 || oid === 3802 ? (v: string) => JSON.parse(v) as unknown : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === 20
+          ? (v: string) => BigInt(v)
+          : oid === 114 || oid === 3802
+            ? (v: string) => JSON.parse(v) as unknown
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     };
     pool = new pg.Pool({ connectionString: url, max: 40, types });
     pool.on('error', () => undefined);
@@ -33,7 +37,11 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
     const versions = new Map<string, bigint>();
     const append = async (stream: string, data: unknown) => {
       const expected = versions.get(stream);
-      const result = await store.appendToStream(stream, [{ type: 'BenchEvent', data: data as Record<string, unknown> }], expected === undefined ? {} : { expectedStreamVersion: expected });
+      const result = await store.appendToStream(
+        stream,
+        [{ type: 'BenchEvent', data: data as Record<string, unknown> }],
+        expected === undefined ? {} : { expectedStreamVersion: expected },
+      );
       versions.set(stream, result.nextExpectedStreamVersion);
     };
     // The first append creates Emmett's schema: not part of any figure.

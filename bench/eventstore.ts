@@ -26,7 +26,9 @@ export const measureRaw = async (pool: pg.Pool, clients: number, total: number) 
   });
 
 const costRow = (what: string, clients: number, m: Measured, raw: Measured, cost: Cost) =>
-  console.log(row([what, clients, fmt(m.perSecond, 0), fmt(m.perSecond / raw.perSecond, 2), fmt(m.p50ms, 2), fmt(m.p99ms, 2), ...perOp(cost, m.ops + failed(m))]));
+  console.log(
+    row([what, clients, fmt(m.perSecond, 0), fmt(m.perSecond / raw.perSecond, 2), fmt(m.p50ms, 2), fmt(m.p99ms, 2), ...perOp(cost, m.ops + failed(m))]),
+  );
 export const failed = (m: Measured) => [...m.failures.values()].reduce((a, b) => a + b, 0);
 
 /**
@@ -58,7 +60,11 @@ export const benchEventStore = async (pool: pg.Pool, database: string, emmettUrl
       const revisions = new Map<number, number | 'no_stream'>();
       phase = await stats.begin(database);
       const appended = await measure(clients, total, async (c) => {
-        const r = await store.append(`bench:${run}:${c}`, [{ event_id: randomUUID(), type: 'BenchEvent', schema_version: 1, data, metadata: { tenant: 'bench', causation_id: null, correlation_id: null } }], revisions.get(c) ?? 'no_stream');
+        const r = await store.append(
+          `bench:${run}:${c}`,
+          [{ event_id: randomUUID(), type: 'BenchEvent', schema_version: 1, data, metadata: { tenant: 'bench', causation_id: null, correlation_id: null } }],
+          revisions.get(c) ?? 'no_stream',
+        );
         if (E.isLeft(r)) throw new Error('unexpected conflict in bench');
         revisions.set(c, r.right.nextExpectedRevision);
       });

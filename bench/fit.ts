@@ -6,7 +6,9 @@ import { weigh } from '../domain/fit/weigh.ts';
 // documents, each timed over whole passes after a warm-up pass. SPEC §13 asks for ≥ 10×.
 export const benchFit = (): void => {
   const dir = new URL('../test/fixtures/fit-corpus/docs/', import.meta.url);
-  const docs = readdirSync(dir).sort().map((name) => readFileSync(new URL(name, dir), 'utf8'));
+  const docs = readdirSync(dir)
+    .sort()
+    .map((name) => readFileSync(new URL(name, dir), 'utf8'));
   const bytes = docs.reduce((n, d) => n + Buffer.byteLength(d), 0);
   const cl100k = getEncoding('cl100k_base');
   let sink = 0;

@@ -36,7 +36,14 @@ const runLoops = async (clients: number, more: (i: number) => boolean, op: (clie
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { ops: latencies.length, seconds, perSecond: latencies.length / seconds, p50ms: percentile(latencies, 50), p99ms: percentile(latencies, 99), failures };
+  return {
+    ops: latencies.length,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50ms: percentile(latencies, 50),
+    p99ms: percentile(latencies, 99),
+    failures,
+  };
 };
 
 /** Runs `op` `total` times over `clients` concurrent loops; latencies per op. */

@@ -25,7 +25,9 @@ const upload = (base: string, target: string, type: string, declared: number): P
       socket.write(n === block.length ? block : block.subarray(0, n), (err) => (err ? undefined : pump()));
     };
     socket.on('connect', () => {
-      socket.write(`POST ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: ${type}\r\nAuthorization: Bearer not-a-ticket\r\nContent-Length: ${declared}\r\n\r\n`);
+      socket.write(
+        `POST ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: ${type}\r\nAuthorization: Bearer not-a-ticket\r\nContent-Length: ${declared}\r\n\r\n`,
+      );
       pump();
     });
     socket.on('data', (d) => {

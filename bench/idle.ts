@@ -21,7 +21,9 @@ export const benchIdle = async (url: string, stats: PgStats) => {
     await sleep(IDLE_S * 1000);
     const cost = await phase.end();
     const stmts = Number.isFinite(cost.statements) ? `, ${cost.statements + cost.control} statements (${cost.control} BEGIN/COMMIT)` : '';
-    console.log(`\nIdle service over ${IDLE_S} s: ${cost.commits} commits, ${cost.walSyncs} WAL flushes (${cost.walWrites} WAL writes)${stmts}, ${fmt(cost.cpuMs, 0)} ms Node CPU (${fmt(cost.cpuMs / IDLE_S, 1)} ms/s)`);
+    console.log(
+      `\nIdle service over ${IDLE_S} s: ${cost.commits} commits, ${cost.walSyncs} WAL flushes (${cost.walWrites} WAL writes)${stmts}, ${fmt(cost.cpuMs, 0)} ms Node CPU (${fmt(cost.cpuMs / IDLE_S, 1)} ms/s)`,
+    );
   } finally {
     stats.untrack(api.svc.pool);
     await api.close();

@@ -77,7 +77,11 @@ export const benchKafka = async (pool: pg.Pool, url: string, puts: number) => {
     const sourceUrl = await database(pool, url, 'bench_kafka_source');
     const svc = await startService({ databaseUrl: sourceUrl, adminKey: ADMIN, masterKey: randomBytes(32), auditKey: newAuditKey(), port: 0 });
     const post = async (p: string, body: unknown, bearer = ADMIN) => {
-      const res = await fetch(`${svc.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${svc.url}${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (res.status >= 300) throw new Error(`${p}: ${await res.text()}`);
       return (await res.json()) as { _meta: { 'oz0/records': { ticket: string } } };
     };
@@ -144,11 +148,16 @@ export const benchKafka = async (pool: pg.Pool, url: string, puts: number) => {
     const runnerRate = rate(n, t);
     const consumerDb = postgresReadModelStore(consumerPool);
     t = performance.now();
-    const worker = await startProjectionConsumer(kafkaClient(settings(relayTopic)), consumerDb, models, { groupId: `bench-${randomUUID()}`, topic: relayTopic });
+    const worker = await startProjectionConsumer(kafkaClient(settings(relayTopic)), consumerDb, models, {
+      groupId: `bench-${randomUUID()}`,
+      topic: relayTopic,
+    });
     const ends = await admin.fetchTopicOffsets(relayTopic);
     let firstChunk: { at: number; applied: number } | null = null;
     for (;;) {
-      const { rows } = await consumerPool.query<{ partition: number; kafka_offset: string; applied: string }>('SELECT partition, kafka_offset, applied FROM custodian_consumer_offsets');
+      const { rows } = await consumerPool.query<{ partition: number; kafka_offset: string; applied: string }>(
+        'SELECT partition, kafka_offset, applied FROM custodian_consumer_offsets',
+      );
       if (!firstChunk && rows.length > 0) firstChunk = { at: performance.now(), applied: rows.reduce((sum, r) => sum + Number(r.applied), 0) };
       if (ends.every((e) => Number(e.high) === 0 || rows.some((r) => r.partition === e.partition && Number(r.kafka_offset) === Number(e.high) - 1))) break;
       await new Promise((r) => setTimeout(r, 20));

@@ -28,7 +28,10 @@ export const benchReadLoad = async (url: string, seconds: number) => {
     const { rows } = await watcher.query<{ name: string; position: string }>('SELECT name, position FROM custodian_checkpoints ORDER BY name');
     return Object.fromEntries(rows.map((r) => [r.name, head - Number(r.position)]));
   };
-  const show = (l: Record<string, number>) => Object.entries(l).map(([n, v]) => `${n}=${v}`).join(' ');
+  const show = (l: Record<string, number>) =>
+    Object.entries(l)
+      .map(([n, v]) => `${n}=${v}`)
+      .join(' ');
   try {
     const body = { note: 'x'.repeat(200), n: 1 };
     for (let c = 0; c < CLIENTS; c++) await api.rec(c, { op: 'put', scope: `project:load-${c}`, record_key: 'k', body, expect: 0 });

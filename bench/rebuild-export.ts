@@ -38,13 +38,26 @@ try {
         const ctx = { tenant: 'bench', plugin: 'notes', scope: `scope-${s}`, key: `r${i}`, version: 1, data_subject: null };
         const text = JSON.stringify({ text: `record ${s}/${i} ${'x'.repeat(200)}` });
         events.push({
-          event_id: randomUUID(), type: 'RecordVersionWritten', schema_version: 1,
+          event_id: randomUUID(),
+          type: 'RecordVersionWritten',
+          schema_version: 1,
           metadata: { tenant: 'bench', causation_id: null, correlation_id: null },
           data: {
-            ...ctx, body: await sealer.seal(ctx, 'body', text), body_bytes: text.length, kind: 'note', state: 'active', supersedes: null,
-            ends_at: 4_000_000_000_000, subject_kind: 'work', closed: false, purpose: 'routine:bench', labels: [], created_ms: Date.now(),
+            ...ctx,
+            body: await sealer.seal(ctx, 'body', text),
+            body_bytes: text.length,
+            kind: 'note',
+            state: 'active',
+            supersedes: null,
+            ends_at: 4_000_000_000_000,
+            subject_kind: 'work',
+            closed: false,
+            purpose: 'routine:bench',
+            labels: [],
+            created_ms: Date.now(),
             writer: { job: 'j', run: 1, call: 'c', step: 1, agent: 'scribe', plugin: 'notes', tainted: false },
-            request_key: `rk-${s}-${i}`, dedupe: await sealer.seal(ctx, 'dedupe', sealer.dedupeDigest('bench', text)),
+            request_key: `rk-${s}-${i}`,
+            dedupe: await sealer.seal(ctx, 'dedupe', sealer.dedupeDigest('bench', text)),
           },
         });
       }
@@ -67,7 +80,9 @@ try {
   const t = performance.now();
   const exported = await exportTenant(store, cold, 'bench', {});
   const seconds = (performance.now() - t) / 1000;
-  console.log(`export (cold)          ${(exported.records / seconds).toFixed(0).padStart(8)} records/s (${exported.records} records, ${seconds.toFixed(2)} s, sha256 ${exported.sha256.slice(0, 12)})`);
+  console.log(
+    `export (cold)          ${(exported.records / seconds).toFixed(0).padStart(8)} records/s (${exported.records} records, ${seconds.toFixed(2)} s, sha256 ${exported.sha256.slice(0, 12)})`,
+  );
 } finally {
   await pool.end();
   await server.stop();

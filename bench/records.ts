@@ -21,7 +21,19 @@ export const benchRecords = async (pool: pg.Pool, database: string, apiUrl: stri
     return e ? fmt(m.perSecond / e.perSecond, 3) : 'n/a';
   };
   const line = (what: string, clients: number, raw: Measured, m: Measured, cost: Parameters<typeof perOp>[0]) =>
-    console.log(row([what, clients, fmt(m.perSecond, 0), fmt(m.perSecond / raw.perSecond, 3), emmettRatio(clients, m), fmt(m.p50ms, 2), fmt(m.p99ms, 2), failed(m), ...perOp(cost, m.ops + failed(m))]));
+    console.log(
+      row([
+        what,
+        clients,
+        fmt(m.perSecond, 0),
+        fmt(m.perSecond / raw.perSecond, 3),
+        emmettRatio(clients, m),
+        fmt(m.p50ms, 2),
+        fmt(m.p99ms, 2),
+        failed(m),
+        ...perOp(cost, m.ops + failed(m)),
+      ]),
+    );
 
   console.log('\nRecords API over HTTP vs raw PostgreSQL single-row INSERT (same server, same concurrency) and Emmett appendToStream');
   if (baselines.emmett.size === 0) console.log(`  (x emmett: ${baselines.emmettUnavailable ?? 'run with BENCH_ONLY including eventstore'})`);

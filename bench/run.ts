@@ -26,7 +26,12 @@ if (only.every((section) => section === 'fit')) process.exit(process.exitCode ??
 const dir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(tmpdir(), 'custodian-bench-'));
 // pg_stat_statements counts statements per operation; only this throwaway server loads it.
 const server = dir
-  ? await startEmbeddedPostgres({ dataDir: dir, database: 'bench', persistent: false, postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=top'] })
+  ? await startEmbeddedPostgres({
+      dataDir: dir,
+      database: 'bench',
+      persistent: false,
+      postgresFlags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=top'],
+    })
   : null;
 const url = process.env.DATABASE_URL ?? server!.url;
 const pool = createPool(url, 40);
@@ -50,7 +55,8 @@ const baselines = newBaselines();
 try {
   if (only.includes('eventstore')) await benchEventStore(pool, benchDb, await freshDatabase(pool, 'bench_emmett'), stats, total, baselines);
   // The API runs on a database of its own: the event-store bench leaves events no projection knows.
-  if (only.includes('records')) await benchRecords(pool, benchDb, await freshDatabase(pool, 'bench_api'), stats, Number(process.env.BENCH_API_OPS ?? 2000), baselines);
+  if (only.includes('records'))
+    await benchRecords(pool, benchDb, await freshDatabase(pool, 'bench_api'), stats, Number(process.env.BENCH_API_OPS ?? 2000), baselines);
   if (only.includes('readload')) await benchReadLoad(await freshDatabase(pool, 'bench_readload'), Number(process.env.BENCH_READ_LOAD_S ?? 60));
   if (only.includes('idle')) await benchIdle(await freshDatabase(pool, 'bench_idle'), stats);
   // A fresh instance's first put into a 20,000-record scope: from its snapshot, and by replaying the stream.

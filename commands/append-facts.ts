@@ -7,7 +7,14 @@ import { envelope } from './envelope.ts';
  * Appends facts that decide nothing and conflict with nothing (audit facts: reads, refusals)
  * with expected revision `any`. Answers the position of the last one.
  */
-export const appendFacts = async (store: EventStore, stream: string, tenant: string, events: readonly DomainEvent[], causation: string | null = null, correlation: string | null = null) => {
+export const appendFacts = async (
+  store: EventStore,
+  stream: string,
+  tenant: string,
+  events: readonly DomainEvent[],
+  causation: string | null = null,
+  correlation: string | null = null,
+) => {
   const appended = await store.append(stream, envelope({ tenant, causation, correlation }, events), 'any');
   if (E.isLeft(appended)) throw new Error('an append with expected revision any cannot conflict');
   return appended.right.position;

@@ -45,7 +45,11 @@ export const complianceCommands = (deps: ComplianceDeps) => {
    * Erases what the read model nominates for a subject, scope by scope through the erasure
    * decider (a record already gone is not removed twice); held records are deferred.
    */
-  const runErasure = async (tenant: string, subject: string, holds: readonly Selector[]): Promise<E.Either<Refusal, { erased: number; deferred: number; receipt: Record<string, unknown> }>> => {
+  const runErasure = async (
+    tenant: string,
+    subject: string,
+    holds: readonly Selector[],
+  ): Promise<E.Either<Refusal, { erased: number; deferred: number; receipt: Record<string, unknown> }>> => {
     const byScope = new Map<string, RetainedRecord[]>();
     let deferred = 0;
     for (const r of await retentionCandidates(db, tenant, { kind: 'data_subject', subject })) {
@@ -59,7 +63,13 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     let position = 0;
     for (const records of byScope.values()) {
       const { plugin, scope } = records[0]!;
-      const removed = await handleCommand(store, recordsStream(tenant, plugin, scope), erasureDecider, { tenant, plugin, scope, keys: records.map((r) => r.key), now: clock.now() }, { tenant });
+      const removed = await handleCommand(
+        store,
+        recordsStream(tenant, plugin, scope),
+        erasureDecider,
+        { tenant, plugin, scope, keys: records.map((r) => r.key), now: clock.now() },
+        { tenant },
+      );
       if (E.isLeft(removed)) return removed;
       for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);
       erased += removed.right.events.length;
@@ -71,7 +81,13 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       // Nothing of theirs is held any more: the subject's key goes, and with it every copy.
       await keystore.shredSubject(tenant, subject);
       await keystore.vacuum();
-      const done = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now: clock.now() }, { tenant });
+      const done = await handleCommand(
+        store,
+        tenantStream(tenant),
+        tenantDecider,
+        { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now: clock.now() },
+        { tenant },
+      );
       // The fact that the erasure finished is its proof: without it the answer would claim what the log does not hold.
       if (E.isLeft(done)) return done;
       if (done.right.position) position = done.right.position;
@@ -99,7 +115,11 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       for (const records of byScope.values()) {
         const { plugin, scope } = records[0]!;
         const decided = await deps.records.retain({
-          tenant, plugin, scope, retention_days: days, now,
+          tenant,
+          plugin,
+          scope,
+          retention_days: days,
+          now,
           candidates: records.map((r) => ({ key: r.key, version: r.version, held: isHeld(holds, r) })),
         });
         for (const [key, verdict] of decided.verdicts) {
@@ -117,7 +137,14 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       const holds = (await holdsOf(tenant)) ?? [];
       const [info] = await retentionCandidates(db, tenant, { kind: 'record', plugin, scope, key });
       const held = isHeld(holds, info ?? { plugin, scope, key, data_subjects: [], tree_jobs: [] });
-      const decided = await deps.records.retain({ tenant, plugin, scope, retention_days: (await retentionDays(db, tenant)) ?? 0, now: clock.now(), candidates: [{ key, version, held }] });
+      const decided = await deps.records.retain({
+        tenant,
+        plugin,
+        scope,
+        retention_days: (await retentionDays(db, tenant)) ?? 0,
+        now: clock.now(),
+        candidates: [{ key, version, held }],
+      });
       const verdict = decided.verdicts.get(key) ?? 'none';
       if (verdict === 'person_end') await keystore.shredRecord(tenant, plugin, scope, key);
       if (decided.position !== null) await deps.settle(decided.position);
@@ -126,7 +153,13 @@ export const complianceCommands = (deps: ComplianceDeps) => {
 
     async placeHold(tenant: string, selector: Selector, reason: string) {
       const hold = randomUUID();
-      const placed = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'PlaceHold', tenant, hold, selector, reason, now: clock.now() }, { tenant });
+      const placed = await handleCommand(
+        store,
+        tenantStream(tenant),
+        tenantDecider,
+        { type: 'PlaceHold', tenant, hold, selector, reason, now: clock.now() },
+        { tenant },
+      );
       return E.map(({ position }: { position: number | null }) => ({ hold: { id: hold, selector, reason }, position }))(placed);
     },
 
@@ -148,11 +181,19 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     },
 
     async erase(tenant: string, subject: string) {
-      const requested = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'RequestErasure', tenant, data_subject: subject, now: clock.now() }, { tenant });
+      const requested = await handleCommand(
+        store,
+        tenantStream(tenant),
+        tenantDecider,
+        { type: 'RequestErasure', tenant, data_subject: subject, now: clock.now() },
+        { tenant },
+      );
       if (E.isLeft(requested)) return requested;
       const state = requested.right.state;
       const holds = state.exists ? Object.values(state.holds).map((h) => h.selector) : [];
-      return E.map((erased: { erased: number; deferred: number; receipt: Record<string, unknown> }) => ({ ...erased, position: null as number | null }))(await runErasure(tenant, subject, holds));
+      return E.map((erased: { erased: number; deferred: number; receipt: Record<string, unknown> }) => ({ ...erased, position: null as number | null }))(
+        await runErasure(tenant, subject, holds),
+      );
     },
   };
 };

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
-import { assertUntampered, TamperedLog, type EventStore, type ExpectedRevision, type RecordedEvent, type TamperedEventData } from '../domain/ports/event-store.ts';
+import {
+  assertUntampered,
+  TamperedLog,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+  type TamperedEventData,
+} from '../domain/ports/event-store.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { envelope, type Cause } from './envelope.ts';
 import { backoff, streamLocks, type StreamLocks } from './exclusive.ts';
@@ -137,7 +144,9 @@ const refuseTampered = async <T>(options: Pick<HandlerOptions<unknown, unknown>,
     return await work();
   } catch (error) {
     if (!(error instanceof TamperedLog)) throw error;
-    return E.left(options.tampered?.(error.detail) ?? refusal('tampered', { stream: error.detail.stream, revision: error.detail.revision, reason: error.detail.reason }));
+    return E.left(
+      options.tampered?.(error.detail) ?? refusal('tampered', { stream: error.detail.stream, revision: error.detail.revision, reason: error.detail.reason }),
+    );
   }
 };
 
@@ -155,30 +164,32 @@ export const handle = async <C, Ev, S>(
   cause: Cause,
   options: HandlerOptions<Ev, S> = {},
 ): Promise<E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>> =>
-  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () => refuseTampered<{ state: S; events: readonly Ev[]; position: number | null }>(options, async () => {
-    const codec = options.codec ?? registryCodec<Ev>(stream);
-    for (let attempt = 1; ; attempt++) {
-      // A cached state is only ever moved by an append that succeeded, so it is a prefix of
-      // the stream: catch it up.
-      const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
-      options.cache?.set(stream, folded);
-      const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
-      const decision = aggregate.decide(c, folded.state);
-      if (E.isLeft(decision)) return decision;
-      const events = decision.right;
-      if (events.length === 0) return E.right({ state: folded.state, events, position: null });
-      const stored = envelope(cause, await codec.write(events));
-      const appended = await store.append(stream, stored, folded.revision);
-      if (E.isRight(appended)) {
-        folded.state = events.reduce(aggregate.evolve, folded.state);
-        folded.revision = appended.right.nextExpectedRevision;
-        options.appended?.(stream, folded);
-        return E.right({ state: folded.state, events, position: appended.right.position });
+  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () =>
+    refuseTampered<{ state: S; events: readonly Ev[]; position: number | null }>(options, async () => {
+      const codec = options.codec ?? registryCodec<Ev>(stream);
+      for (let attempt = 1; ; attempt++) {
+        // A cached state is only ever moved by an append that succeeded, so it is a prefix of
+        // the stream: catch it up.
+        const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
+        options.cache?.set(stream, folded);
+        const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
+        const decision = aggregate.decide(c, folded.state);
+        if (E.isLeft(decision)) return decision;
+        const events = decision.right;
+        if (events.length === 0) return E.right({ state: folded.state, events, position: null });
+        const stored = envelope(cause, await codec.write(events));
+        const appended = await store.append(stream, stored, folded.revision);
+        if (E.isRight(appended)) {
+          folded.state = events.reduce(aggregate.evolve, folded.state);
+          folded.revision = appended.right.nextExpectedRevision;
+          options.appended?.(stream, folded);
+          return E.right({ state: folded.state, events, position: appended.right.position });
+        }
+        if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
+        await backoff(attempt);
       }
-      if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-      await backoff(attempt);
-    }
-  }));
+    }),
+  );
 
 /** The stream's state caught up, read under the stream's lock (for a check before a command). */
 export const inspect = async <Ev, S>(
@@ -204,4 +215,11 @@ export const handleCommand = async <C, Ev extends DomainEvent, S>(
   ctx: CommandContext,
   tampered?: (detail: TamperedEventData) => Refusal,
 ): Promise<E.Either<Refusal, Handled<S>>> =>
-  handle(store, stream, aggregate, command, { tenant: ctx.tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null }, tampered ? { tampered } : {});
+  handle(
+    store,
+    stream,
+    aggregate,
+    command,
+    { tenant: ctx.tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
+    tampered ? { tampered } : {},
+  );

@@ -17,7 +17,11 @@ import { handleCommand } from './handle.ts';
  * Imported versions are sealed with the tenant key: which data subject wrote them does not
  * travel in an export, and neither does dedupe text (it was never kept).
  */
-export const importTenant = async (deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock }, tenant: string, text: string): Promise<E.Either<Refusal, { records: number; versions: number; position: number | null }>> => {
+export const importTenant = async (
+  deps: { store: EventStore; db: Sql; sealer: Sealer; clock: Clock },
+  tenant: string,
+  text: string,
+): Promise<E.Either<Refusal, { records: number; versions: number; position: number | null }>> => {
   if (!(await tenantExists(deps.db, tenant))) return E.left(notFound('tenant'));
   if (await tenantHasRecords(deps.db, tenant)) return E.left(refusal('not_empty', { reason: 'import loads into a tenant with no records' }));
 
@@ -45,9 +49,19 @@ export const importTenant = async (deps: { store: EventStore; db: Sql; sealer: S
     for (const l of group) {
       const ctx = { tenant, plugin: l.plugin, scope: l.scope, key: l.key, version: l.version, data_subject: null };
       versions.push({
-        key: l.key, version: l.version, body: await deps.sealer.seal(ctx, 'body', canonicalJson(l.body)), body_bytes: Buffer.byteLength(JSON.stringify(l.body)),
-        kind: l.kind, state: l.state, supersedes: l.supersedes, ends_at: l.ends_at, subject_kind: l.subject_kind, closed: l.closed,
-        purpose: l.purpose, labels: l.labels, created_ms: l.created_ms,
+        key: l.key,
+        version: l.version,
+        body: await deps.sealer.seal(ctx, 'body', canonicalJson(l.body)),
+        body_bytes: Buffer.byteLength(JSON.stringify(l.body)),
+        kind: l.kind,
+        state: l.state,
+        supersedes: l.supersedes,
+        ends_at: l.ends_at,
+        subject_kind: l.subject_kind,
+        closed: l.closed,
+        purpose: l.purpose,
+        labels: l.labels,
+        created_ms: l.created_ms,
       });
     }
     const { plugin, scope } = group[0]!;

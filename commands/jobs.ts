@@ -44,7 +44,8 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
   const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
     handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant }, (t) =>
-      refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }));
+      refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
+    );
 
   /**
    * A start is decided on the tenant at some revision R and appended at position P. A
@@ -58,7 +59,14 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
    * P) and stops it in its receipt. So every start is either refused or in the receipt of
    * every batch that reaches it — never running past a revocation.
    */
-  const stopIfRevokedMeanwhile = async (tenant: string, job: string, request: StartJobRequest, s: Existing, position: number, ctx: Ctx): Promise<Refusal | null> => {
+  const stopIfRevokedMeanwhile = async (
+    tenant: string,
+    job: string,
+    request: StartJobRequest,
+    s: Existing,
+    position: number,
+    ctx: Ctx,
+  ): Promise<Refusal | null> => {
     if (settle) await settle(position);
     const log = await tenantLog(store, tenant, position);
     const hit = reachedSince(log, s.chain);
@@ -80,7 +88,13 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
       if (E.isLeft(result) && result.left.error === 'widening_refused' && parent?.exists) {
         // The refusal is a fact of the parent's tree: it goes on the parent's stream, for the audit.
         const { field, reason } = result.left as unknown as { field: string; reason: string };
-        const noted = await handleCommand(store, jobStream(tenant, parent.start.job), wideningRefusedDecider, { tenant, job: parent.start.job, run: parent.start.run, child: id, field, reason, now }, { ...ctx, tenant });
+        const noted = await handleCommand(
+          store,
+          jobStream(tenant, parent.start.job),
+          wideningRefusedDecider,
+          { tenant, job: parent.start.job, run: parent.start.run, child: id, field, reason, now },
+          { ...ctx, tenant },
+        );
         if (E.isLeft(noted)) return noted;
       }
       if (E.isRight(result) && result.right.events.length > 0 && result.right.position !== null) {
@@ -93,7 +107,13 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
       })(result);
     },
 
-    async mintCall(tenant: string, job: string, fn: string, options: { step?: number | undefined; startup?: boolean | undefined }, ctx: Ctx = {}): Promise<E.Either<Refusal, MintedCall>> {
+    async mintCall(
+      tenant: string,
+      job: string,
+      fn: string,
+      options: { step?: number | undefined; startup?: boolean | undefined },
+      ctx: Ctx = {},
+    ): Promise<E.Either<Refusal, MintedCall>> {
       const ticket = newTicket();
       const call = randomUUID();
       const mac = macs(tenant);
@@ -104,19 +124,24 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
       const newest = (await store.readStream(jobStream(tenant, job))).at(-1)?.position;
       if (settle && newest !== undefined) await settle(newest);
       const log = await tenantLog(store, tenant);
-      const result = await run(tenant, job, (state: JobState) => ({
-        type: 'MintCall',
-        revokedBy: state.exists ? reachedSince(log, state.chain).reasons : [],
-        envelopeValid: state.exists && chainVerifies(state.chain, mac),
+      const result = await run(
+        tenant,
         job,
-        function: fn,
-        step: options.step,
-        startup: options.startup ?? false,
-        call,
-        ticketHash: ticketHash(ticket),
-        newIdempotencyKey: randomBytes(18).toString('base64url'),
-        now: clock.now(),
-      }), ctx);
+        (state: JobState) => ({
+          type: 'MintCall',
+          revokedBy: state.exists ? reachedSince(log, state.chain).reasons : [],
+          envelopeValid: state.exists && chainVerifies(state.chain, mac),
+          job,
+          function: fn,
+          step: options.step,
+          startup: options.startup ?? false,
+          call,
+          ticketHash: ticketHash(ticket),
+          newIdempotencyKey: randomBytes(18).toString('base64url'),
+          now: clock.now(),
+        }),
+        ctx,
+      );
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);
         const minted = s.calls[call]!;

@@ -13,7 +13,8 @@ export const LABELS_MOVED = Symbol('labels moved');
 
 export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
 
-const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) => appendFacts(store, stream, ctx.tenant, events, ctx.call, ctx.job);
+const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) =>
+  appendFacts(store, stream, ctx.tenant, events, ctx.call, ctx.job);
 
 /**
  * SPEC §4 read audit and labels. Labels a read brought are joined into the job first
@@ -22,26 +23,45 @@ const append = (store: EventStore, stream: string, ctx: CallContext, events: Dom
  * with the job's own commands. The answer leaves only after both committed. Answers the
  * position the read models must reach before the call's next request, or null.
  */
-export const readAudit = (store: EventStore, clock: Clock) => async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number | null | typeof LABELS_MOVED> => {
-  const now = clock.now();
-  const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
-  let joined: number | null = null;
-  if (fresh.length > 0) {
-    // Joined on the revision the read was filtered with: if the job's labels moved meanwhile
-    // (another read joined the far side of a wall), this read is decided again, not answered.
-    const labels: DomainEvent = { type: 'LabelsJoined', data: { tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, labels: fresh, joined_ms: now } };
-    const appended = await store.append(jobStream(ctx.tenant, ctx.job), envelope({ tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job }, [labels]), ctx.job_revision ?? 'any');
-    if (E.isLeft(appended)) return LABELS_MOVED;
-    joined = appended.right.position;
-  }
-  await append(store, readsStream(ctx.tenant, ctx.job), ctx, [
-    {
-      type: 'RecordsRead',
-      data: {
-        tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, op, startup: ctx.startup,
-        plugin: ctx.plugin, purpose: ctx.purpose, records: shown.records, withheld: shown.withheld, read_ms: now,
+export const readAudit =
+  (store: EventStore, clock: Clock) =>
+  async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number | null | typeof LABELS_MOVED> => {
+    const now = clock.now();
+    const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
+    let joined: number | null = null;
+    if (fresh.length > 0) {
+      // Joined on the revision the read was filtered with: if the job's labels moved meanwhile
+      // (another read joined the far side of a wall), this read is decided again, not answered.
+      const labels: DomainEvent = {
+        type: 'LabelsJoined',
+        data: { tenant: ctx.tenant, job: ctx.job, run: ctx.run, call: ctx.call, labels: fresh, joined_ms: now },
+      };
+      const appended = await store.append(
+        jobStream(ctx.tenant, ctx.job),
+        envelope({ tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job }, [labels]),
+        ctx.job_revision ?? 'any',
+      );
+      if (E.isLeft(appended)) return LABELS_MOVED;
+      joined = appended.right.position;
+    }
+    await append(store, readsStream(ctx.tenant, ctx.job), ctx, [
+      {
+        type: 'RecordsRead',
+        data: {
+          tenant: ctx.tenant,
+          job: ctx.job,
+          run: ctx.run,
+          call: ctx.call,
+          step: ctx.step,
+          op,
+          startup: ctx.startup,
+          plugin: ctx.plugin,
+          purpose: ctx.purpose,
+          records: shown.records,
+          withheld: shown.withheld,
+          read_ms: now,
+        },
       },
-    },
-  ]);
-  return joined;
-};
+    ]);
+    return joined;
+  };

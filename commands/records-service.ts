@@ -116,7 +116,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
       if (joined !== null && !(await deps.settle(joined))) return E.left(unavailable('the read'));
       return E.right(result.answer);
     }
-    return E.left(unavailable('the read (the job\'s labels kept moving)'));
+    return E.left(unavailable("the read (the job's labels kept moving)"));
   };
 
   /** Check 3 (the shape the transport parsed, or its refusal), then the op. */

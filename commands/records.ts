@@ -136,15 +136,25 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // A person record past its end is deleted for every reader: a put on its key starts a new
     // record, so the old one is removed and its keys shredded first (before this body is sealed
     // under them). A hold keeps it, and the decider then refuses the put (`held`).
-    const ended = (await inspect(store, stream, scopeDecider, (s) => {
-      const v = newest(s.records.get(req.record_key));
-      return v && personRecordGone(v, clock.now()) ? v.version : null;
-    }, options)) as number | null;
+    const ended = (await inspect(
+      store,
+      stream,
+      scopeDecider,
+      (s) => {
+        const v = newest(s.records.get(req.record_key));
+        return v && personRecordGone(v, clock.now()) ? v.version : null;
+      },
+      options,
+    )) as number | null;
     if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
 
     const version = req.expect + 1;
     const bodyText = JSON.stringify(req.body);
-    const body = await sealer.seal({ tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject }, 'body', bodyText);
+    const body = await sealer.seal(
+      { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject },
+      'body',
+      bodyText,
+    );
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
     const handled = await handle(
@@ -160,8 +170,16 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
         plugin: ctx.plugin,
         settings: ctx.settings,
         writer: {
-          job: ctx.job, run: ctx.run, call: ctx.call, step: ctx.step, agent: ctx.agent, plugin: ctx.agent_plugin,
-          purpose: ctx.purpose, data_subject: ctx.data_subject, labels: ctx.labels, tainted: ctx.labels.includes(MEMORY_TAINT),
+          job: ctx.job,
+          run: ctx.run,
+          call: ctx.call,
+          step: ctx.step,
+          agent: ctx.agent,
+          plugin: ctx.agent_plugin,
+          purpose: ctx.purpose,
+          data_subject: ctx.data_subject,
+          labels: ctx.labels,
+          tainted: ctx.labels.includes(MEMORY_TAINT),
         },
         request_key: rk,
         scope: req.scope,

@@ -10,11 +10,16 @@ import type { TenantState } from '../domain/tenants/state.ts';
 /** How a revocation is named in a receipt, a stop's reasons and a refusal. */
 export const describeRevocation = (r: Revocation): string => {
   switch (r.kind) {
-    case 'kill_agent': return `kill_agent ${r.agent}`;
-    case 'grant_narrowed': return `grant_narrowed ${r.grantee} ${r.scope}`;
-    case 'plugin_removed': return `plugin_removed ${r.plugin}`;
-    case 'api_key_revoked': return `api_key_revoked ${r.key}`;
-    case 'person_revoked': return `person_revoked ${r.person}`;
+    case 'kill_agent':
+      return `kill_agent ${r.agent}`;
+    case 'grant_narrowed':
+      return `grant_narrowed ${r.grantee} ${r.scope}`;
+    case 'plugin_removed':
+      return `plugin_removed ${r.plugin}`;
+    case 'api_key_revoked':
+      return `api_key_revoked ${r.key}`;
+    case 'person_revoked':
+      return `person_revoked ${r.person}`;
   }
 };
 

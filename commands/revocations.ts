@@ -27,11 +27,16 @@ export interface BatchResult {
 
 const describe = (r: Revocation) => {
   switch (r.kind) {
-    case 'kill_agent': return `kill_agent ${r.agent}`;
-    case 'grant_narrowed': return `grant_narrowed ${r.grantee} ${r.scope}`;
-    case 'plugin_removed': return `plugin_removed ${r.plugin}`;
-    case 'api_key_revoked': return `api_key_revoked ${r.key}`;
-    case 'person_revoked': return `person_revoked ${r.person}`;
+    case 'kill_agent':
+      return `kill_agent ${r.agent}`;
+    case 'grant_narrowed':
+      return `grant_narrowed ${r.grantee} ${r.scope}`;
+    case 'plugin_removed':
+      return `plugin_removed ${r.plugin}`;
+    case 'api_key_revoked':
+      return `api_key_revoked ${r.key}`;
+    case 'person_revoked':
+      return `person_revoked ${r.person}`;
   }
 };
 
@@ -80,7 +85,8 @@ export const revocationCommands = (deps: {
     // The listing holds every start below the batch's position. A person's start that raced
     // the batch (committed after the subjects the decider judged were read) is not named in
     // its revocations, yet has no start path under the settings the batch left: it stops too.
-    const paths = applied.start_roles && applied.start_teams ? { people: applied.people, start_roles: applied.start_roles, start_teams: applied.start_teams } : null;
+    const paths =
+      applied.start_roles && applied.start_teams ? { people: applied.people, start_roles: applied.start_roles, start_teams: applied.start_teams } : null;
     for (const job of rows) {
       const reasons = revocations.filter((r) => reaches(r, job.chain)).map(describe);
       const subject = job.chain[0]?.block.subject;
@@ -122,7 +128,13 @@ export const revocationCommands = (deps: {
   return {
     async apply(tenant: string, items: readonly BatchItem[], requestId?: string): Promise<E.Either<Refusal, BatchResult>> {
       const now = clock.now();
-      const batch = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ApplyRevocations', tenant, items, request_id: requestId, now }, { tenant });
+      const batch = await handleCommand(
+        store,
+        tenantStream(tenant),
+        tenantDecider,
+        { type: 'ApplyRevocations', tenant, items, request_id: requestId, now },
+        { tenant },
+      );
       if (E.isLeft(batch)) return batch;
       const { state, events, position } = batch.right;
       if (events.length === 0 && requestId !== undefined && state.exists) return E.right(await earlier(tenant, state, requestId));
@@ -135,13 +147,23 @@ export const revocationCommands = (deps: {
      * PATCH /v1/tenants/{t} (SPEC §5, §6): a change that takes authority away is applied as
      * one revocation batch, and its answer adds the batch's `revocation`.
      */
-    async changeSettings(tenant: string, changes: TenantSettingsPatch, ctx: { correlationId?: string | null } = {}): Promise<E.Either<Refusal, SettingsChanged>> {
+    async changeSettings(
+      tenant: string,
+      changes: TenantSettingsPatch,
+      ctx: { correlationId?: string | null } = {},
+    ): Promise<E.Either<Refusal, SettingsChanged>> {
       const now = clock.now();
       // The decider judges the subjects of running jobs too: a start restriction turned on
       // reaches people the tenant does not list. (The read models first catch up with the log.)
       await deps.settle(await store.headPosition());
       const running_subjects = await runningSubjects(db, tenant);
-      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now }, { ...ctx, tenant });
+      const handled = await handleCommand(
+        store,
+        tenantStream(tenant),
+        tenantDecider,
+        { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now },
+        { ...ctx, tenant },
+      );
       if (E.isLeft(handled)) return handled;
       const { state, events, position } = handled.right;
       if (!state.exists) throw new Error('a settings change succeeded without a tenant');

@@ -33,22 +33,29 @@ export const tenantCommands = (store: EventStore, clock: Clock) => {
     E.map(viewOf)(await handleCommand(store, tenantStream(tenant), tenantDecider, command, { ...ctx, tenant }));
 
   return {
-    create: (tenant: string, settings: TenantSettingsPatch, ctx: Ctx = {}) =>
-      run(tenant, { type: 'CreateTenant', tenant, settings, now: clock.now() }, ctx),
+    create: (tenant: string, settings: TenantSettingsPatch, ctx: Ctx = {}) => run(tenant, { type: 'CreateTenant', tenant, settings, now: clock.now() }, ctx),
     // Settings changes go through revocationCommands.changeSettings: one that takes authority
     // away is a revocation batch, whose reached jobs must stop and whose receipt must be signed.
     installPlugin: async (tenant: string, plugin: PluginDeclaration, ctx: Ctx = {}) => {
-      const handled = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, { ...ctx, tenant });
+      const handled = await handleCommand(
+        store,
+        tenantStream(tenant),
+        tenantDecider,
+        { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() },
+        { ...ctx, tenant },
+      );
       return E.map((h: Handled<TenantState>) => {
         const { tenant: t, position } = viewOf(h);
-        const earlier = h.events.length === 0 && plugin.request_id !== undefined && h.state.exists && Object.hasOwn(h.state.requests, plugin.request_id) ? h.state.requests[plugin.request_id] : undefined;
+        const earlier =
+          h.events.length === 0 && plugin.request_id !== undefined && h.state.exists && Object.hasOwn(h.state.requests, plugin.request_id)
+            ? h.state.requests[plugin.request_id]
+            : undefined;
         if (earlier?.kind === 'plugin') return { plugin: { ...earlier.plugin }, position };
         return { plugin: t.plugins.find((p) => p.name === plugin.name)!, position };
       })(handled);
     },
     /** Lifts a kill (SPEC §6): the agent starts jobs again; jobs the kill stopped stay stopped. */
-    liftKill: (tenant: string, agent: string, ctx: Ctx = {}) =>
-      run(tenant, { type: 'LiftKill', tenant, agent, now: clock.now() }, ctx),
+    liftKill: (tenant: string, agent: string, ctx: Ctx = {}) => run(tenant, { type: 'LiftKill', tenant, agent, now: clock.now() }, ctx),
   };
 };
 

@@ -14,7 +14,11 @@ export interface ProjectionDeps {
 }
 
 /** What the records and calls models read, and the records model's set-based path (both defined beside them). */
-const records: Projection = { ...recordsProjection, canHandle: ['RecordVersionWritten', 'RecordRemoved'], applyBatch: (sql, items) => applyRecordsBatch(sql, items) };
+const records: Projection = {
+  ...recordsProjection,
+  canHandle: ['RecordVersionWritten', 'RecordRemoved'],
+  applyBatch: (sql, items) => applyRecordsBatch(sql, items),
+};
 const calls: Projection = { ...callsProjection, canHandle: ['CallMinted', 'CallEnded'] };
 
 export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
@@ -37,6 +41,12 @@ export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-d
  * audit log needs the log's global order and stays with the service.
  */
 export const busProjections = (deps: Partial<ProjectionDeps> = {}): readonly Projection[] =>
-  [tenantsProjection, jobsProjection, calls, records, ...(deps.sealer ? [dedupeDigestsProjection(deps.sealer)] : []), revocationsProjection, retentionProjection].filter(
-    (p) => p.order === 'stream',
-  );
+  [
+    tenantsProjection,
+    jobsProjection,
+    calls,
+    records,
+    ...(deps.sealer ? [dedupeDigestsProjection(deps.sealer)] : []),
+    revocationsProjection,
+    retentionProjection,
+  ].filter((p) => p.order === 'stream');

@@ -24,9 +24,22 @@ const SCHEMA = `
 
 /** The events `auditFields` makes entries of (JobStarted also gives the job facts later entries name). */
 const HANDLED = [
-  'RecordsRead', 'RecordVersionWritten', 'JobStarted', 'JobEnded', 'JobStopped', 'EnvelopeBlockAppended', 'EnvelopeWideningRefused',
-  'RevocationBatchApplied', 'RevocationReceiptIssued', 'HoldPlaced', 'HoldReleased', 'ErasureRequested', 'SubjectKeyShredded',
-  'RecordRemoved', 'RenewalRequested', 'TenantExported',
+  'RecordsRead',
+  'RecordVersionWritten',
+  'JobStarted',
+  'JobEnded',
+  'JobStopped',
+  'EnvelopeBlockAppended',
+  'EnvelopeWideningRefused',
+  'RevocationBatchApplied',
+  'RevocationReceiptIssued',
+  'HoldPlaced',
+  'HoldReleased',
+  'ErasureRequested',
+  'SubjectKeyShredded',
+  'RecordRemoved',
+  'RenewalRequested',
+  'TenantExported',
 ] as const;
 
 /**
@@ -66,7 +79,9 @@ const JOB_MEMORY = 50_000;
 const loadEdges = async (sql: Sql, memory: Memory, tenants: readonly string[]) => {
   const missing = tenants.filter((t) => !memory.edges.has(t));
   if (missing.length === 0) return;
-  const { rows: heads } = await sql.query<{ tenant: string; size: number }>('SELECT tenant, size FROM rm_audit_heads WHERE tenant = ANY($1::text[])', [missing]);
+  const { rows: heads } = await sql.query<{ tenant: string; size: number }>('SELECT tenant, size FROM rm_audit_heads WHERE tenant = ANY($1::text[])', [
+    missing,
+  ]);
   const sizes = new Map(heads.map((h) => [h.tenant, Number(h.size)]));
   const want = missing.flatMap((t) => edgeNodes(sizes.get(t) ?? 0).map((n) => ({ tenant: t, ...n })));
   const hashes = new Map<string, Buffer>();
@@ -117,13 +132,27 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
   if (relevant.length === 0) return;
   const tenants = [...new Set(relevant.map((a) => tenantOf(a)!))];
   // Facts made inside this span are in memory before they are needed; the rest are read once.
-  const started = new Set(relevant.filter((a) => a.event.type === 'JobStarted').map((a) => refOf(tenantOf(a)!, (a.event.data as { job: string }).job, (a.event.data as { run: number }).run)));
+  const started = new Set(
+    relevant
+      .filter((a) => a.event.type === 'JobStarted')
+      .map((a) => refOf(tenantOf(a)!, (a.event.data as { job: string }).job, (a.event.data as { run: number }).run)),
+  );
   const needed = relevant.flatMap((a) => namedRuns(a).map((r) => ({ tenant: tenantOf(a)!, ...r }))).filter((w) => !started.has(refOf(w.tenant, w.job, w.run)));
   if (memory.jobs.size + needed.length > JOB_MEMORY) memory.jobs.clear();
   await Promise.all([loadEdges(sql, memory, tenants), loadJobs(sql, memory, needed)]);
 
   const newJobs: { tenant: string; job: string; run: number; agent: string; purpose: string; subject: string }[] = [];
-  const entries: { tenant: string; seq: number; at: number; kind: string; job: string | null; subject: string | null; epoch: number | null; record_refs: string[]; line: string }[] = [];
+  const entries: {
+    tenant: string;
+    seq: number;
+    at: number;
+    kind: string;
+    job: string | null;
+    subject: string | null;
+    epoch: number | null;
+    record_refs: string[];
+    line: string;
+  }[] = [];
   const nodes: { tenant: string[]; level: number[]; idx: number[]; hash: string[] } = { tenant: [], level: [], idx: [], hash: [] };
   const grown = new Set<string>();
   for (const a of relevant) {
@@ -145,8 +174,15 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     const seq = edge.size;
     const line = canonicalJson({ seq, at: recorded.recorded_at, ...fields });
     entries.push({
-      tenant, seq, at: recorded.recorded_at, kind: fields.kind, job: fields.job ?? null, subject: fields.subject ?? null,
-      epoch: fields.epoch ?? null, record_refs: recordRefs(fields.records), line,
+      tenant,
+      seq,
+      at: recorded.recorded_at,
+      kind: fields.kind,
+      job: fields.job ?? null,
+      subject: fields.subject ?? null,
+      epoch: fields.epoch ?? null,
+      record_refs: recordRefs(fields.records),
+      line,
     });
     // Each complete subtree is stored once: a new leaf, then every parent it completes.
     let hash = leafHash(Buffer.from(line));
@@ -174,7 +210,14 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     await sql.query(
       `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) ON CONFLICT DO NOTHING`,
-      [newJobs.map((j) => j.tenant), newJobs.map((j) => j.job), newJobs.map((j) => j.run), newJobs.map((j) => j.agent), newJobs.map((j) => j.purpose), newJobs.map((j) => j.subject)],
+      [
+        newJobs.map((j) => j.tenant),
+        newJobs.map((j) => j.job),
+        newJobs.map((j) => j.run),
+        newJobs.map((j) => j.agent),
+        newJobs.map((j) => j.purpose),
+        newJobs.map((j) => j.subject),
+      ],
     );
   if (entries.length === 0) return;
   await sql.query(

@@ -33,7 +33,10 @@ export const callsProjection: Projection = {
       }
       case 'CallEnded':
         await sql.query('UPDATE rm_calls SET ended_ms = $4 WHERE tenant = $1 AND job = $2 AND call = $3', [
-          event.data.tenant, event.data.job, event.data.call, event.data.ended_ms,
+          event.data.tenant,
+          event.data.job,
+          event.data.call,
+          event.data.ended_ms,
         ]);
         return;
       default:

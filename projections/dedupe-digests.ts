@@ -16,7 +16,9 @@ const applyLast = async (sealer: Sealer, sql: Sql, items: readonly Applicable[])
     last.delete(id);
     last.set(id, a);
   }
-  await sealer.prefetch?.([...last.values()].flatMap(({ event }) => (event.type === 'RecordVersionWritten' && event.data.dedupe !== null ? [event.data.dedupe] : [])));
+  await sealer.prefetch?.(
+    [...last.values()].flatMap(({ event }) => (event.type === 'RecordVersionWritten' && event.data.dedupe !== null ? [event.data.dedupe] : [])),
+  );
   const gone: (readonly string[])[] = [];
   const kept: { where: readonly string[]; version: number; digest: string }[] = [];
   for (const { event } of last.values()) {

@@ -62,13 +62,31 @@ export const jobsProjection: Projection = {
              data_subject = EXCLUDED.data_subject, labels = EXCLUDED.labels, scopes = EXCLUDED.scopes,
              expires_ms = EXCLUDED.expires_ms, started_ms = EXCLUDED.started_ms, ended_ms = NULL, calls_minted = 0,
              parent = EXCLUDED.parent, chain = '[]', epoch = NULL`,
-          [d.tenant, d.job, d.run, d.agent, d.plugin, d.install_gen, d.purpose, d.subject, d.data_subject,
-            JSON.stringify(d.labels), JSON.stringify(d.scopes), d.expires_ms, d.started_ms, d.parent],
+          [
+            d.tenant,
+            d.job,
+            d.run,
+            d.agent,
+            d.plugin,
+            d.install_gen,
+            d.purpose,
+            d.subject,
+            d.data_subject,
+            JSON.stringify(d.labels),
+            JSON.stringify(d.scopes),
+            d.expires_ms,
+            d.started_ms,
+            d.parent,
+          ],
         );
         return;
       }
       case 'JobEnded':
-        await sql.query(`UPDATE rm_jobs SET status = 'ended', ended_ms = $3 WHERE tenant = $1 AND id = $2`, [event.data.tenant, event.data.job, event.data.ended_ms]);
+        await sql.query(`UPDATE rm_jobs SET status = 'ended', ended_ms = $3 WHERE tenant = $1 AND id = $2`, [
+          event.data.tenant,
+          event.data.job,
+          event.data.ended_ms,
+        ]);
         return;
       case 'EnvelopeBlockAppended':
         await sql.query(
@@ -79,7 +97,10 @@ export const jobsProjection: Projection = {
         return;
       case 'JobStopped':
         await sql.query(`UPDATE rm_jobs SET status = 'stopped', ended_ms = $4 WHERE tenant = $1 AND id = $2 AND run = $3`, [
-          event.data.tenant, event.data.job, event.data.run, event.data.stopped_ms,
+          event.data.tenant,
+          event.data.job,
+          event.data.run,
+          event.data.stopped_ms,
         ]);
         return;
       case 'LabelsJoined':

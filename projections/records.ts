@@ -45,9 +45,29 @@ export const recordsProjection: Projection = {
       `INSERT INTO rm_record_versions (tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at,
          subject_kind, closed, purpose, labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
-      [d.tenant, d.plugin, d.scope, d.key, d.version, JSON.stringify(d.body), d.body_bytes, d.kind, d.state, d.supersedes, d.ends_at,
-        d.subject_kind, d.closed, d.purpose, JSON.stringify(d.labels), d.created_ms, d.writer.job, d.writer.agent, d.writer.plugin,
-        d.writer.tainted, d.data_subject],
+      [
+        d.tenant,
+        d.plugin,
+        d.scope,
+        d.key,
+        d.version,
+        JSON.stringify(d.body),
+        d.body_bytes,
+        d.kind,
+        d.state,
+        d.supersedes,
+        d.ends_at,
+        d.subject_kind,
+        d.closed,
+        d.purpose,
+        JSON.stringify(d.labels),
+        d.created_ms,
+        d.writer.job,
+        d.writer.agent,
+        d.writer.plugin,
+        d.writer.tainted,
+        d.data_subject,
+      ],
     );
     await sql.query(
       `INSERT INTO rm_records (tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms)
@@ -57,10 +77,14 @@ export const recordsProjection: Projection = {
          created_ms = EXCLUDED.created_ms`,
       [d.tenant, d.plugin, d.scope, d.key, d.version, d.kind, d.state, d.closed, d.ends_at, d.purpose, d.subject_kind, d.created_ms],
     );
-    await sql.query(
-      'INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING',
-      [d.tenant, d.request_key, d.plugin, d.scope, d.key, d.version],
-    );
+    await sql.query('INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING', [
+      d.tenant,
+      d.request_key,
+      d.plugin,
+      d.scope,
+      d.key,
+      d.version,
+    ]);
   },
 };
 
@@ -84,12 +108,33 @@ export const applyRecordsBatch = async (sql: Sql, items: readonly Applicable[]) 
          FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, plugin text, scope text, key text, version int, body jsonb, body_bytes int,
            kind text, state text, supersedes text, ends_at bigint, subject_kind text, closed boolean, purpose text, labels jsonb,
            created_ms bigint, writer_job text, writer_agent text, writer_plugin text, writer_tainted boolean, data_subject text)`,
-        [JSON.stringify(all.map((d) => ({
-          tenant: d.tenant, plugin: d.plugin, scope: d.scope, key: d.key, version: d.version, body: d.body, body_bytes: d.body_bytes,
-          kind: d.kind, state: d.state, supersedes: d.supersedes, ends_at: d.ends_at, subject_kind: d.subject_kind, closed: d.closed,
-          purpose: d.purpose, labels: d.labels, created_ms: d.created_ms, writer_job: d.writer.job, writer_agent: d.writer.agent,
-          writer_plugin: d.writer.plugin, writer_tainted: d.writer.tainted, data_subject: d.data_subject,
-        })))],
+        [
+          JSON.stringify(
+            all.map((d) => ({
+              tenant: d.tenant,
+              plugin: d.plugin,
+              scope: d.scope,
+              key: d.key,
+              version: d.version,
+              body: d.body,
+              body_bytes: d.body_bytes,
+              kind: d.kind,
+              state: d.state,
+              supersedes: d.supersedes,
+              ends_at: d.ends_at,
+              subject_kind: d.subject_kind,
+              closed: d.closed,
+              purpose: d.purpose,
+              labels: d.labels,
+              created_ms: d.created_ms,
+              writer_job: d.writer.job,
+              writer_agent: d.writer.agent,
+              writer_plugin: d.writer.plugin,
+              writer_tainted: d.writer.tainted,
+              data_subject: d.data_subject,
+            })),
+          ),
+        ],
       );
       const newest = new Map<string, RecordVersionWrittenData>();
       for (const d of all) newest.set(JSON.stringify([d.tenant, d.plugin, d.scope, d.key]), d);
@@ -100,15 +145,36 @@ export const applyRecordsBatch = async (sql: Sql, items: readonly Applicable[]) 
          ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, state = EXCLUDED.state,
            closed = EXCLUDED.closed, ends_at = EXCLUDED.ends_at, purpose = EXCLUDED.purpose, subject_kind = EXCLUDED.subject_kind,
            created_ms = EXCLUDED.created_ms`,
-        [JSON.stringify([...newest.values()].map((d) => ({
-          tenant: d.tenant, plugin: d.plugin, scope: d.scope, key: d.key, version: d.version, kind: d.kind, state: d.state, closed: d.closed,
-          ends_at: d.ends_at, purpose: d.purpose, subject_kind: d.subject_kind, created_ms: d.created_ms,
-        })))],
+        [
+          JSON.stringify(
+            [...newest.values()].map((d) => ({
+              tenant: d.tenant,
+              plugin: d.plugin,
+              scope: d.scope,
+              key: d.key,
+              version: d.version,
+              kind: d.kind,
+              state: d.state,
+              closed: d.closed,
+              ends_at: d.ends_at,
+              purpose: d.purpose,
+              subject_kind: d.subject_kind,
+              created_ms: d.created_ms,
+            })),
+          ),
+        ],
       );
       await sql.query(
         `INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) ON CONFLICT DO NOTHING`,
-        [all.map((d) => d.tenant), all.map((d) => d.request_key), all.map((d) => d.plugin), all.map((d) => d.scope), all.map((d) => d.key), all.map((d) => d.version)],
+        [
+          all.map((d) => d.tenant),
+          all.map((d) => d.request_key),
+          all.map((d) => d.plugin),
+          all.map((d) => d.scope),
+          all.map((d) => d.key),
+          all.map((d) => d.version),
+        ],
       );
     },
     ({ event, recorded }) => recordsProjection.apply(sql, event, recorded),

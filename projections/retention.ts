@@ -48,12 +48,19 @@ export const retentionProjection: Projection = {
       case 'RecordRemoved':
         // A new version is the renewal; a removed record needs none.
         await sql.query('DELETE FROM rm_renewals WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4', [
-          event.data.tenant, event.data.plugin, event.data.scope, event.data.key,
+          event.data.tenant,
+          event.data.plugin,
+          event.data.scope,
+          event.data.key,
         ]);
         return;
       case 'HoldPlaced':
         await sql.query('INSERT INTO rm_holds (tenant, hold, selector, reason, placed_ms) VALUES ($1,$2,$3,$4,$5)', [
-          event.data.tenant, event.data.hold, JSON.stringify(event.data.selector), event.data.reason, event.data.placed_ms,
+          event.data.tenant,
+          event.data.hold,
+          JSON.stringify(event.data.selector),
+          event.data.reason,
+          event.data.placed_ms,
         ]);
         return;
       case 'HoldReleased':

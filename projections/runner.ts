@@ -95,7 +95,9 @@ const lockCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Reco
 
 /** The checkpoints as they stand, read without a lock (a missing row is 0). */
 const readCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Record<string, number>> => {
-  const { rows } = await sql.query<{ name: string; position: number }>('SELECT name, position FROM custodian_checkpoints WHERE name = ANY($1::text[])', [names]);
+  const { rows } = await sql.query<{ name: string; position: number }>('SELECT name, position FROM custodian_checkpoints WHERE name = ANY($1::text[])', [
+    names,
+  ]);
   const found = Object.fromEntries(rows.map((r) => [r.name, Number(r.position)]));
   return Object.fromEntries(names.map((n) => [n, found[n] ?? 0]));
 };
@@ -226,10 +228,11 @@ export const createProjectionRunner = (
   const lowest = () => (leading.length === 0 ? Infinity : lowestOf(leading));
   const settleWaiters = () => {
     const low = lowest();
-    for (const w of waiters) if (w.position <= low) {
-      waiters.delete(w);
-      w.resolve(true);
-    }
+    for (const w of waiters)
+      if (w.position <= low) {
+        waiters.delete(w);
+        w.resolve(true);
+      }
   };
 
   const batch = async (group: (typeof groups)[number]) => {
@@ -264,7 +267,13 @@ export const createProjectionRunner = (
   /** Works until every working projection has reached the head (re-read each cycle); answers whether a batch failed. */
   const work = async () => {
     if (!loaded) {
-      Object.assign(checkpoints, await readCheckpoints(db, projections.map((p) => p.name)));
+      Object.assign(
+        checkpoints,
+        await readCheckpoints(
+          db,
+          projections.map((p) => p.name),
+        ),
+      );
       loaded = true;
       settleWaiters();
     }

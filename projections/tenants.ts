@@ -28,7 +28,10 @@ export const tenantsProjection: Projection = {
       case 'TenantCreated': {
         const d = event.data;
         await sql.query('INSERT INTO rm_tenants (id, settings, authority_epoch, created_ms) VALUES ($1, $2, $3, $4)', [
-          d.tenant, JSON.stringify(d.settings), d.authority_epoch, d.created_ms,
+          d.tenant,
+          JSON.stringify(d.settings),
+          d.authority_epoch,
+          d.created_ms,
         ]);
         return;
       }
@@ -46,10 +49,10 @@ export const tenantsProjection: Projection = {
         return;
       }
       case 'ErasureRequested':
-        await sql.query(
-          `UPDATE rm_tenants SET pending_erasures = pending_erasures || to_jsonb($2::text) WHERE id = $1 AND NOT pending_erasures ? $2`,
-          [event.data.tenant, event.data.data_subject],
-        );
+        await sql.query(`UPDATE rm_tenants SET pending_erasures = pending_erasures || to_jsonb($2::text) WHERE id = $1 AND NOT pending_erasures ? $2`, [
+          event.data.tenant,
+          event.data.data_subject,
+        ]);
         return;
       case 'SubjectKeyShredded':
         await sql.query(`UPDATE rm_tenants SET pending_erasures = pending_erasures - $2::text WHERE id = $1`, [event.data.tenant, event.data.data_subject]);
@@ -60,7 +63,14 @@ export const tenantsProjection: Projection = {
           `UPDATE rm_tenants SET authority_epoch = $2, settings = settings || jsonb_build_object('grants', $3::jsonb, 'people', $4::jsonb)
              || CASE WHEN $5::jsonb IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('start_roles', $5::jsonb) END
              || CASE WHEN $6::jsonb IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('start_teams', $6::jsonb) END WHERE id = $1`,
-          [d.tenant, d.epoch, JSON.stringify(d.grants), JSON.stringify(d.people), d.start_roles ? JSON.stringify(d.start_roles) : null, d.start_teams ? JSON.stringify(d.start_teams) : null],
+          [
+            d.tenant,
+            d.epoch,
+            JSON.stringify(d.grants),
+            JSON.stringify(d.people),
+            d.start_roles ? JSON.stringify(d.start_roles) : null,
+            d.start_teams ? JSON.stringify(d.start_teams) : null,
+          ],
         );
         if (d.removed_plugins.length > 0) await sql.query('DELETE FROM rm_plugins WHERE tenant = $1 AND name = ANY($2::text[])', [d.tenant, d.removed_plugins]);
         return;

@@ -43,7 +43,12 @@ const OPEN_CHUNK = 2_000;
  * The log is read in big pages (the next one is fetched while this one is sorted out), and
  * bodies are opened in chunks whose keys the sealer loads at once when it can.
  */
-export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: string, opts: { position?: number; versions?: boolean; now?: number }): Promise<Export> => {
+export const exportTenant = async (
+  store: EventStore,
+  sealer: Sealer,
+  tenant: string,
+  opts: { position?: number; versions?: boolean; now?: number },
+): Promise<Export> => {
   const position = opts.position ?? (await store.headPosition());
   const prefix = `records:${tenant}:`;
   const records = new Map<string, RecordVersionWrittenData[]>();
@@ -79,7 +84,7 @@ export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: st
   // A person record is deleted at its end (SPEC §7), before retention removes it: from that
   // instant of the service clock the export omits it, as it omits a shredded one (§8).
   const sorted = all.filter((versions) => opts.now === undefined || !personRecordGone(versions.at(-1)!, opts.now));
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     // A round of whole records, about OPEN_CHUNK versions: their keys first, then each body.
     const round: (readonly RecordVersionWrittenData[])[] = [];
     for (let n = 0; i < sorted.length && n < OPEN_CHUNK; i++) {
@@ -94,9 +99,20 @@ export const exportTenant = async (store: EventStore, sealer: Sealer, tenant: st
         const text = await sealer.open(v, 'body', v.body);
         if (text === null) continue;
         const line: ExportLine = {
-          plugin: v.plugin, scope: v.scope, key: v.key, version: v.version, body: JSON.parse(text), kind: v.kind, state: v.state,
-          supersedes: v.supersedes, ends_at: v.ends_at, subject_kind: v.subject_kind, purpose: v.purpose, closed: v.closed,
-          labels: v.labels, created_ms: v.created_ms,
+          plugin: v.plugin,
+          scope: v.scope,
+          key: v.key,
+          version: v.version,
+          body: JSON.parse(text),
+          kind: v.kind,
+          state: v.state,
+          supersedes: v.supersedes,
+          ends_at: v.ends_at,
+          subject_kind: v.subject_kind,
+          purpose: v.purpose,
+          closed: v.closed,
+          labels: v.labels,
+          created_ms: v.created_ms,
         };
         lines.push(canonicalJson(line));
         shown++;

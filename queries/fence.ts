@@ -40,7 +40,16 @@ interface Folded {
   readonly envelope: string | null;
 }
 
-const empty: Folded = { revision: -1, state: initialJobState(), tickets: new Map(), blockRevisions: [], marks: null, corrupt: false, verified: null, envelope: null };
+const empty: Folded = {
+  revision: -1,
+  state: initialJobState(),
+  tickets: new Map(),
+  blockRevisions: [],
+  marks: null,
+  corrupt: false,
+  verified: null,
+  envelope: null,
+};
 
 export interface Fence {
   /**
@@ -78,7 +87,15 @@ export const logFence = (deps: FenceDeps): Fence => {
     const revision = events.at(-1)?.revision ?? from.revision;
     const chainMoved = !state.exists || !from.state.exists || state.chain !== from.state.chain || from.corrupt !== corrupt;
     // A moved chain is verified when a request first needs it, not on every read that built it.
-    return { revision, state, tickets, blockRevisions, marks: from.marks, corrupt, ...(chainMoved ? { verified: null, envelope: null } : { verified: from.verified, envelope: from.envelope }) };
+    return {
+      revision,
+      state,
+      tickets,
+      blockRevisions,
+      marks: from.marks,
+      corrupt,
+      ...(chainMoved ? { verified: null, envelope: null } : { verified: from.verified, envelope: from.envelope }),
+    };
   };
 
   const verify = (tenant: string, f: Folded): Folded => {

@@ -99,17 +99,37 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
 
   /** Opens a row into its view, or null when its key was shredded (erased data stays gone). */
   const view = async (ctx: CallContext, row: VersionRow): Promise<RecordView | null> => {
-    const text = await sealer.open({ tenant: ctx.tenant, plugin: row.plugin, scope: row.scope, key: row.key, version: row.version, data_subject: row.data_subject }, 'body', row.body);
+    const text = await sealer.open(
+      { tenant: ctx.tenant, plugin: row.plugin, scope: row.scope, key: row.key, version: row.version, data_subject: row.data_subject },
+      'body',
+      row.body,
+    );
     if (text === null) return null;
     const record: WritableRecord = { scope: row.scope, purpose: row.record_purpose, subject_kind: row.record_subject_kind };
     return {
-      scope: row.scope, key: row.key, version: row.version, body: JSON.parse(text), kind: row.kind, state: row.state,
-      supersedes: row.supersedes, ends_at: row.ends_at, subject_kind: row.subject_kind, purpose: row.purpose, closed: row.closed,
-      labels: row.labels, created_ms: row.created_ms,
+      scope: row.scope,
+      key: row.key,
+      version: row.version,
+      body: JSON.parse(text),
+      kind: row.kind,
+      state: row.state,
+      supersedes: row.supersedes,
+      ends_at: row.ends_at,
+      subject_kind: row.subject_kind,
+      purpose: row.purpose,
+      closed: row.closed,
+      labels: row.labels,
+      created_ms: row.created_ms,
       // The same rules the put decider applies (checks 4, 7, 8, 9), and the job not fenced.
       writable:
-        nextPutRefusal(ctx.settings, ctx.plugin_scopes, { agent: ctx.agent, plugin: ctx.agent_plugin, purpose: ctx.purpose, data_subject: ctx.data_subject }, record) === null &&
-        ctx.status === 'running' && ctx.expires_ms > now(),
+        nextPutRefusal(
+          ctx.settings,
+          ctx.plugin_scopes,
+          { agent: ctx.agent, plugin: ctx.agent_plugin, purpose: ctx.purpose, data_subject: ctx.data_subject },
+          record,
+        ) === null &&
+        ctx.status === 'running' &&
+        ctx.expires_ms > now(),
     };
   };
 
@@ -207,8 +227,11 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
       if (o.since !== undefined) add((p) => `r.created_ms >= ${p}`, o.since);
       if (o.after !== undefined) add((p) => `r.key > ${p}`, o.after);
       if (o.dedupe !== undefined)
-        add((p) => `EXISTS (SELECT 1 FROM rm_dedupe_digests d WHERE d.tenant = r.tenant AND d.plugin = r.plugin AND d.scope = r.scope AND d.key = r.key AND d.digest = ${p})`,
-          sealer.dedupeDigest(ctx.tenant, o.dedupe));
+        add(
+          (p) =>
+            `EXISTS (SELECT 1 FROM rm_dedupe_digests d WHERE d.tenant = r.tenant AND d.plugin = r.plugin AND d.scope = r.scope AND d.key = r.key AND d.digest = ${p})`,
+          sealer.dedupeDigest(ctx.tenant, o.dedupe),
+        );
       if (o.states && !o.newest_in) add((p) => `r.state = ANY(${p}::text[])`, o.states);
       let versionFilter = 'v.version = r.version';
       if (o.newest_in && o.states) {

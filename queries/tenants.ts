@@ -7,11 +7,13 @@ export const getTenant = async (sql: Sql, tenant: string) => {
   );
   const t = rows[0];
   if (!t) return null;
-  const { rows: plugins } = await sql.query(
-    'SELECT name, install_gen, scopes, functions, agents, startup FROM rm_plugins WHERE tenant = $1 ORDER BY name',
+  const { rows: plugins } = await sql.query('SELECT name, install_gen, scopes, functions, agents, startup FROM rm_plugins WHERE tenant = $1 ORDER BY name', [
+    tenant,
+  ]);
+  const { rows: holds } = await sql.query(
+    'SELECT hold AS id, selector, reason, placed_ms::float8 AS placed_ms FROM rm_holds WHERE tenant = $1 ORDER BY placed_ms, hold',
     [tenant],
   );
-  const { rows: holds } = await sql.query('SELECT hold AS id, selector, reason, placed_ms::float8 AS placed_ms FROM rm_holds WHERE tenant = $1 ORDER BY placed_ms, hold', [tenant]);
   return { ...t, created_ms: Number(t.created_ms), plugins, holds };
 };
 
@@ -20,7 +22,8 @@ export const tenantExists = async (sql: Sql, tenant: string): Promise<boolean> =
   (await sql.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
 
 /** Every tenant id, in order (the retention timer walks them). */
-export const tenantIds = async (sql: Sql): Promise<string[]> => (await sql.query<{ id: string }>('SELECT id FROM rm_tenants ORDER BY id')).rows.map((r) => r.id);
+export const tenantIds = async (sql: Sql): Promise<string[]> =>
+  (await sql.query<{ id: string }>('SELECT id FROM rm_tenants ORDER BY id')).rows.map((r) => r.id);
 
 /** The tenant's `retention_days` setting, or null for an unknown tenant. */
 export const retentionDays = async (sql: Sql, tenant: string): Promise<number | null> => {

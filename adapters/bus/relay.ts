@@ -50,10 +50,10 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
       if (events.length === 0) return { position: from, published: 0 };
       await publisher.publish(events);
       const position = events.at(-1)!.position;
-      await sql.query(
-        'INSERT INTO custodian_relay (target, position) VALUES ($1, $2) ON CONFLICT (target) DO UPDATE SET position = EXCLUDED.position',
-        [o.target, position],
-      );
+      await sql.query('INSERT INTO custodian_relay (target, position) VALUES ($1, $2) ON CONFLICT (target) DO UPDATE SET position = EXCLUDED.position', [
+        o.target,
+        position,
+      ]);
       return { position, published: events.length };
     });
 

@@ -14,7 +14,17 @@ const table = (lines: string[]) => {
     ((r.records as { scope: string; key: string; version: number }[] | undefined) ?? []).map((x) => `${x.scope}#${x.key}#${x.version}`).join(' ');
   const out = [['seq', 'at', 'kind', 'job', 'agent', 'subject', 'records / detail'].join('\t')];
   for (const r of rows)
-    out.push([r.seq, new Date(Number(r.at)).toISOString(), r.kind, r.job ?? '', r.agent ?? '', r.subject ?? '', records(r) || JSON.stringify(r.stopped ?? r.reason ?? r.hold ?? '')].join('\t'));
+    out.push(
+      [
+        r.seq,
+        new Date(Number(r.at)).toISOString(),
+        r.kind,
+        r.job ?? '',
+        r.agent ?? '',
+        r.subject ?? '',
+        records(r) || JSON.stringify(r.stopped ?? r.reason ?? r.hold ?? ''),
+      ].join('\t'),
+    );
   return `${out.join('\n')}\n`;
 };
 
@@ -41,7 +51,17 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     if (typeof o.revocationEpoch === 'string' && !o.jsonl) {
       const rows = lines.map((l) => JSON.parse(l) as { kind: string; stopped?: string[]; receipt?: { signature?: string }; job?: string });
       const receipt = rows.find((r) => r.kind === 'revocation_receipt');
-      print(JSON.stringify({ epoch: Number(o.revocationEpoch), stopped: receipt?.stopped ?? rows.filter((r) => r.kind === 'job_stopped').map((r) => r.job), receipt: receipt?.receipt ?? null }, null, 2));
+      print(
+        JSON.stringify(
+          {
+            epoch: Number(o.revocationEpoch),
+            stopped: receipt?.stopped ?? rows.filter((r) => r.kind === 'job_stopped').map((r) => r.job),
+            receipt: receipt?.receipt ?? null,
+          },
+          null,
+          2,
+        ),
+      );
       return;
     }
     print(o.jsonl ? lines.map((l) => `${l}\n`).join('') : table(lines));
@@ -67,16 +87,19 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
       const bundle: AuditBundle = { checkpoint, entries, proofs };
       if (typeof o.previous === 'string') {
         const prev = JSON.parse(readFileSync(o.previous, 'utf8')) as Checkpoint;
-        const c = prev.size === checkpoint.size ? '{"proof":[]}' : await get('GET', `/v1/tenants/${o.tenant}/audit/proof?from=${prev.size}&to=${checkpoint.size}`);
+        const c =
+          prev.size === checkpoint.size ? '{"proof":[]}' : await get('GET', `/v1/tenants/${o.tenant}/audit/proof?from=${prev.size}&to=${checkpoint.size}`);
         if (c === null) return;
         Object.assign(bundle, { previous: { checkpoint: prev, proof: (JSON.parse(c) as { proof: string[] }).proof } });
       }
       print(JSON.stringify(bundle));
     });
 
-  remote(audit.command('checkpoint').description('the signed tree head')).requiredOption('--tenant <t>').action(async (o: Opts) => {
-    print(await client(o)('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`));
-  });
+  remote(audit.command('checkpoint').description('the signed tree head'))
+    .requiredOption('--tenant <t>')
+    .action(async (o: Opts) => {
+      print(await client(o)('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`));
+    });
 
   audit
     .command('verify <bundle>')
@@ -88,7 +111,9 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
       const bundle = inputs.document as AuditBundle;
       const problems = verifyBundle(inputs.pem, bundle);
       if (problems.length === 0) {
-        process.stdout.write(`audit log verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`);
+        process.stdout.write(
+          `audit log verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`,
+        );
       } else {
         process.stdout.write(`audit log NOT verified:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
         process.exitCode = 1;

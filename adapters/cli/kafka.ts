@@ -71,12 +71,17 @@ export const kafkaCommands = (program: Command) => {
       }
       const database = await openDatabase(dataDirOf(o.dataDir));
       const pool = createPool(database.url, 4);
-      const worker = await startProjectionConsumer(kafkaClient(s, logger), postgresReadModelStore(pool), available.filter((p) => wanted.includes(p.name)), {
-        groupId: o.group,
-        topic: s.topic,
-        onChunk: (partition, offset, applied) => logger.debug({ partition, offset, applied }, 'applied'),
-        onError: (error) => logger.error({ err: error }, 'chunk failed; kafkajs will retry it'),
-      });
+      const worker = await startProjectionConsumer(
+        kafkaClient(s, logger),
+        postgresReadModelStore(pool),
+        available.filter((p) => wanted.includes(p.name)),
+        {
+          groupId: o.group,
+          topic: s.topic,
+          onChunk: (partition, offset, applied) => logger.debug({ partition, offset, applied }, 'applied'),
+          onError: (error) => logger.error({ err: error }, 'chunk failed; kafkajs will retry it'),
+        },
+      );
       logger.info({ group: o.group, topic: s.topic, projections: wanted }, 'consumer running');
       stopOnSignal(logger, async () => {
         await worker.stop();

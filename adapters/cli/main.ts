@@ -32,9 +32,10 @@ receipt
   .requiredOption('--public-key <pem>', 'file holding the audit public key (PEM, SPKI)')
   .action(verifyReceiptFile);
 
-const remote = (c: Command) => c.option('--url <url>', 'the running service (CUSTODIAN_URL, default http://127.0.0.1:$PORT)').option('--data-dir <dir>', 'where the admin key is kept');
+const remote = (c: Command) =>
+  c.option('--url <url>', 'the running service (CUSTODIAN_URL, default http://127.0.0.1:$PORT)').option('--data-dir <dir>', 'where the admin key is kept');
 
-remote(program.command('export').description('a tenant\'s records rebuilt from the event log, as JSON Lines with a manifest'))
+remote(program.command('export').description("a tenant's records rebuilt from the event log, as JSON Lines with a manifest"))
   .requiredOption('--tenant <t>')
   .option('--versions', 'every version, not only the newest')
   .option('--position <p>', 'rebuild as of this log position')

@@ -64,7 +64,13 @@ const choosePort = async (dataDir: string): Promise<number> => {
  * 127.0.0.1 only (no Unix socket), keeps its data under `<dataDir>/pg`, and, when run as
  * root, runs as a `postgres` system user it creates, since PostgreSQL refuses root.
  */
-export const startEmbeddedPostgres = async ({ dataDir, database = 'custodian', persistent = true, log, postgresFlags = [] }: EmbeddedOptions): Promise<EmbeddedServer> => {
+export const startEmbeddedPostgres = async ({
+  dataDir,
+  database = 'custodian',
+  persistent = true,
+  log,
+  postgresFlags = [],
+}: EmbeddedOptions): Promise<EmbeddedServer> => {
   mkdirSync(dataDir, { recursive: true });
   // As root the server runs as `postgres`, which must be able to pass through the data
   // directory to reach its cluster; it need not list it (secrets stay 0700 inside).

@@ -39,7 +39,11 @@ export const authenticatedEventStore = (inner: EventStore, keys: EventMacKeys): 
     ...inner,
     name: inner.name,
     append: (stream, events, expected) =>
-      inner.append(stream, events.map((e) => ({ ...e, metadata: { ...e.metadata, mac: macOf(stream, e) } })), expected),
+      inner.append(
+        stream,
+        events.map((e) => ({ ...e, metadata: { ...e.metadata, mac: macOf(stream, e) } })),
+        expected,
+      ),
     async readStream(stream, fromRevision = 0) {
       return checkStream(await inner.readStream(stream, fromRevision), fromRevision);
     },

@@ -39,7 +39,8 @@ const CALL = `SELECT idx, ok, first_position, last_revision, actual
 const MAX_BATCH = 256;
 
 const sqlOn = (client: pg.PoolClient): Sql => ({
-  query: (async (text: string, params?: readonly unknown[]) => (params === undefined ? client.query(text) : client.query(prepared(text, params)))) as Sql['query'],
+  query: (async (text: string, params?: readonly unknown[]) =>
+    params === undefined ? client.query(text) : client.query(prepared(text, params))) as Sql['query'],
 });
 
 /**
@@ -81,7 +82,13 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
           const p = batch[r.idx - 1]!;
           p.events.forEach((e, i) => {
             if (inline!.handles(e.type))
-              recorded.push({ ...e, stream: p.stream, revision: Number(r.last_revision) - p.events.length + 1 + i, position: Number(r.first_position) + i, recorded_at: now });
+              recorded.push({
+                ...e,
+                stream: p.stream,
+                revision: Number(r.last_revision) - p.events.length + 1 + i,
+                position: Number(r.first_position) + i,
+                recorded_at: now,
+              });
           });
         }
         if (recorded.length > 0) await inline!.apply(sqlOn(client), recorded);
@@ -120,7 +127,11 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       while (queue.length > 0) {
         // Streams in a stable order (each stream's appends keep theirs), so two processes'
         // batches lock stream rows in the same order.
-        const batch = queue.splice(0, MAX_BATCH).map((p, i) => ({ p, i })).sort((a, b) => (a.p.stream < b.p.stream ? -1 : a.p.stream > b.p.stream ? 1 : a.i - b.i)).map(({ p }) => p);
+        const batch = queue
+          .splice(0, MAX_BATCH)
+          .map((p, i) => ({ p, i }))
+          .sort((a, b) => (a.p.stream < b.p.stream ? -1 : a.p.stream > b.p.stream ? 1 : a.i - b.i))
+          .map(({ p }) => p);
         await settle(batch);
       }
     } finally {

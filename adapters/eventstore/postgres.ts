@@ -82,8 +82,7 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     async append(stream, events, expected) {
       if (events.length === 0) {
         const actual = await actualRevision(stream);
-        if (!meetsExpectation(expected, actual))
-          return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
+        if (!meetsExpectation(expected, actual)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
         return E.right({ nextExpectedRevision: actual === 'no_stream' ? -1 : actual, position: await store.headPosition() });
       }
       // Every append goes through the group committer, except under the test hook that holds
@@ -98,7 +97,8 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
         events.map((e) => JSON.stringify(e.data)),
         events.map((e) => JSON.stringify(e.metadata)),
       ];
-      const call = 'SELECT ok, first_position, last_revision, actual FROM custodian_append($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])';
+      const call =
+        'SELECT ok, first_position, last_revision, actual FROM custodian_append($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])';
       type Result = { ok: boolean; first_position: number | null; last_revision: number | null; actual: number | null };
       let result: Result;
       {
@@ -107,7 +107,11 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
         try {
           await tx.query('BEGIN');
           result = (await tx.query<Result>(prepared(call, args))).rows[0]!;
-          if (result.ok) await options.beforeCommit(stream, events.map((_, i) => Number(result.first_position) + i));
+          if (result.ok)
+            await options.beforeCommit(
+              stream,
+              events.map((_, i) => Number(result.first_position) + i),
+            );
           await tx.query('COMMIT');
         } catch (error) {
           await tx.query('ROLLBACK').catch(() => undefined);
@@ -120,7 +124,9 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       return E.right({ nextExpectedRevision: Number(result.last_revision), position: Number(result.first_position) + events.length - 1 });
     },
     async readStream(stream, fromRevision = 0) {
-      const { rows } = await pool.query<Row>(prepared(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]));
+      const { rows } = await pool.query<Row>(
+        prepared(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]),
+      );
       return rows.map(toRecorded);
     },
     async readAll(after, options) {

@@ -15,6 +15,8 @@ export const answerClientError = (error: Error & { code?: string }, socket: Sock
         : [400, 'Bad Request', { error: 'invalid', field: 'request', reason: 'not a well-formed HTTP request' }];
   const json = JSON.stringify(body);
   if (socket.writable)
-    socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`,
+    );
   socket.destroy();
 };

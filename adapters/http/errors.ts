@@ -19,8 +19,7 @@ const fieldOf = (context: string | undefined, item: ValidationItem): string => {
   return [...where, ...path].join('.') || context || 'body';
 };
 
-const reasonOf = (item: ValidationItem): string =>
-  item.keyword === 'unrecognized_keys' ? 'unknown field' : (item.message ?? 'invalid');
+const reasonOf = (item: ValidationItem): string => (item.keyword === 'unrecognized_keys' ? 'unknown field' : (item.message ?? 'invalid'));
 
 /**
  * Turns whatever fastify or the schema layer threw into a refusal body. Anything we did
@@ -64,7 +63,11 @@ export const answerFrameworkError = (error: FastifyError, req: FastifyRequest, r
     req.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'internal' });
   }
-  const reason = error.code === 'FST_ERR_BAD_URL' ? 'the path does not percent-decode to valid UTF-8'
-    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : error.message;
+  const reason =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'the path does not percent-decode to valid UTF-8'
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'a path segment is too long'
+        : error.message;
   return reply.code(400).send({ error: 'invalid', field: 'path', reason });
 };

@@ -39,7 +39,8 @@ export const depthExceeds = (text: string, limit = MAX_DEPTH): boolean => {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -49,8 +50,7 @@ export const depthExceeds = (text: string, limit = MAX_DEPTH): boolean => {
   return false;
 };
 
-const pathOf = (parent: string, key: string | number): string =>
-  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+const pathOf = (parent: string, key: string | number): string => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
 
 /**
  * Walks a parsed value (explicit stack) and answers the first refusal: a string or key
@@ -71,7 +71,8 @@ export const hygieneRefusal = (value: unknown, root: string, maxDepth = MAX_DEPT
     // Past 2^53 − 1 a number is not kept exactly (12345678901234567890123 would come back
     // as 1.2345678901234568e+22): refused rather than altered after a 200. (-0 is kept as 0,
     // as JSON and RFC 8785 read it.)
-    if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER) return invalid(path || 'body', `a number beyond ±${Number.MAX_SAFE_INTEGER} cannot be kept exactly`);
+    if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER)
+      return invalid(path || 'body', `a number beyond ±${Number.MAX_SAFE_INTEGER} cannot be kept exactly`);
     if (v === null || typeof v !== 'object') continue;
     if (depth >= maxDepth) return invalid(path || 'body', `nested deeper than ${maxDepth}`);
     if (Array.isArray(v)) {

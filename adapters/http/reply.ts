@@ -19,6 +19,9 @@ export const answer = async <T extends { position: number | null }>(
 ) => {
   if (E.isLeft(result)) return reply.code(statusOf(result.left)).send(result.left);
   if (result.right.position !== null && !(await runner.waitFor(result.right.position)))
-    return reply.code(503).header('retry-after', '1').send({ error: 'unavailable', reason: 'read models are behind the log; the change is recorded', position: result.right.position });
+    return reply
+      .code(503)
+      .header('retry-after', '1')
+      .send({ error: 'unavailable', reason: 'read models are behind the log; the change is recorded', position: result.right.position });
   return reply.code(typeof status === 'function' ? status(result.right) : status).send(body(result.right));
 };

@@ -53,7 +53,8 @@ export const adminScope =
   async (scope) => {
     scope.addHook('onRoute', (route) => {
       const declared = route.config?.auth;
-      if (declared !== undefined && declared !== 'admin') throw new Error(`${String(route.method)} ${route.url}: the admin scope serves admin routes only, not ${declared}`);
+      if (declared !== undefined && declared !== 'admin')
+        throw new Error(`${String(route.method)} ${route.url}: the admin scope serves admin routes only, not ${declared}`);
       route.config = Object.assign({ ...route.config, auth: 'admin' as const }, { [IN_ADMIN_SCOPE]: true });
     });
     scope.addHook('onRequest', async (req, reply) => {

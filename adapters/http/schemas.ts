@@ -7,21 +7,40 @@ const days = z.number().int().min(1).max(36_500);
 const label = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'a label is 1–128 of [A-Za-z0-9._:/-]');
 const grantScope = z
   .string()
-  .regex(/^(tool:[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*|agent:[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*|plugin:[a-z0-9][a-z0-9_-]*)$/,
-    'a grant is tool:<plugin>/<function>, agent:<plugin>/<name> or plugin:<name>');
-const recordScope = z.string().regex(/^(tenant|project:[A-Za-z0-9._-]{1,100}|agent:[A-Za-z0-9._/-]{1,100})$/, 'a scope is tenant, project:<name> or agent:<name>');
+  .regex(
+    /^(tool:[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*|agent:[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*|plugin:[a-z0-9][a-z0-9_-]*)$/,
+    'a grant is tool:<plugin>/<function>, agent:<plugin>/<name> or plugin:<name>',
+  );
+const recordScope = z
+  .string()
+  .regex(/^(tenant|project:[A-Za-z0-9._-]{1,100}|agent:[A-Za-z0-9._/-]{1,100})$/, 'a scope is tenant, project:<name> or agent:<name>');
 const purpose = z.string().max(256);
 const name = z.string().min(1).max(200);
 
 export const TenantSettingsPatch = z.strictObject({
   default_end_days: days.optional(),
   max_end_days: days.optional(),
-  caps: z.strictObject({ records: z.number().int().min(1).max(20_000), bytes: z.number().int().min(1).max(1 << 30) }).optional(),
+  caps: z
+    .strictObject({
+      records: z.number().int().min(1).max(20_000),
+      bytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(1 << 30),
+    })
+    .optional(),
   retention_days: z.number().int().min(0).max(36_500).optional(),
-  person_memory: z.array(z.strictObject({ agent: name, purpose })).max(1000).optional(),
+  person_memory: z
+    .array(z.strictObject({ agent: name, purpose }))
+    .max(1000)
+    .optional(),
   person_shared_scopes: z.array(recordScope).max(1000).optional(),
   compatible_purposes: z.record(purpose, z.array(purpose).max(1000)).optional(),
-  label_walls: z.array(z.tuple([label, label])).max(1000).optional(),
+  label_walls: z
+    .array(z.tuple([label, label]))
+    .max(1000)
+    .optional(),
   grants: z.record(z.string().regex(PLUGIN_NAME), z.array(grantScope).max(1000)).optional(),
   start_roles: z.array(name).max(1000).optional(),
   start_teams: z.array(name).max(1000).optional(),
@@ -44,7 +63,10 @@ export const CreateTenantBody = z.strictObject({
 
 export const InstallPluginBody = z.strictObject({
   name: z.string().regex(PLUGIN_NAME, 'a plugin name is 1–63 of [a-z0-9_-]'),
-  scopes: z.array(z.enum(['agent', 'project', 'tenant'])).max(3).optional(),
+  scopes: z
+    .array(z.enum(['agent', 'project', 'tenant']))
+    .max(3)
+    .optional(),
   functions: z.array(z.string().regex(FUNCTION_NAME, 'a function name is 1–127 of [A-Za-z0-9._-]')).max(500),
   agents: z.array(z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]')).max(200),
   startup: z.string().regex(FUNCTION_NAME).optional(),
@@ -62,7 +84,12 @@ export const StartJobBody = z.strictObject({
   labels: z.array(label).max(64).optional(),
   budget_usd: z.number().min(0).max(1e9).optional(),
   max_depth: z.number().int().min(0).max(32).optional(),
-  timeout_ms: z.number().int().min(1).max(366 * 24 * 3600 * 1000).optional(),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(366 * 24 * 3600 * 1000)
+    .optional(),
   constraints: z.array(z.string().min(1).max(2000)).max(100).optional(),
   parent: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]').optional(),
   scopes: z.array(grantScope).max(1000).optional(),
@@ -77,18 +104,32 @@ export const MintCallBody = z.strictObject({
 /** Bodies of calls that take none: nothing, or an empty object. */
 export const EmptyBody = z.union([z.strictObject({}), z.null()]).optional();
 
-export const ClockBody = z.strictObject({ advance_ms: z.number().int().min(0).max(100 * 365 * 24 * 3600 * 1000) });
+export const ClockBody = z.strictObject({
+  advance_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(100 * 365 * 24 * 3600 * 1000),
+});
 
 const who = z.string().min(1).max(200);
 export const RevocationsBody = z.strictObject({
   revocations: z
     .array(
       z.discriminatedUnion('kind', [
-        z.strictObject({ kind: z.literal('kill_agent'), agent: z.string().regex(/^[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an agent is <plugin>/<agent>') }),
+        z.strictObject({
+          kind: z.literal('kill_agent'),
+          agent: z.string().regex(/^[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an agent is <plugin>/<agent>'),
+        }),
         z.strictObject({ kind: z.literal('grant_narrowed'), grantee: z.string().regex(PLUGIN_NAME), scope: grantScope }),
         z.strictObject({ kind: z.literal('plugin_removed'), plugin: z.string().regex(PLUGIN_NAME) }),
         z.strictObject({ kind: z.literal('api_key_revoked'), key: who }),
-        z.strictObject({ kind: z.literal('person_change'), person: who, remove_roles: z.array(who).max(1000).optional(), remove_teams: z.array(who).max(1000).optional() }),
+        z.strictObject({
+          kind: z.literal('person_change'),
+          person: who,
+          remove_roles: z.array(who).max(1000).optional(),
+          remove_teams: z.array(who).max(1000).optional(),
+        }),
       ]),
     )
     .min(1)

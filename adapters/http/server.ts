@@ -61,7 +61,12 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  const requests = new Counter({ name: 'custodian_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers: [metrics] });
+  const requests = new Counter({
+    name: 'custodian_http_requests_total',
+    help: 'HTTP requests answered',
+    labelNames: ['method', 'route', 'status'],
+    registers: [metrics],
+  });
   app.addHook('onResponse', async (req, reply) => {
     requests.inc({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
   });

@@ -32,7 +32,9 @@ export const verifyReceipt = (publicKey: KeyObject | string, receipt: unknown): 
   if (typeof signature !== 'string') return { ok: false, reason: 'the receipt has no signature' };
   const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
   try {
-    return verify(null, Buffer.from(canonicalJson(body)), key, Buffer.from(signature, 'base64')) ? { ok: true } : { ok: false, reason: 'the signature does not match' };
+    return verify(null, Buffer.from(canonicalJson(body)), key, Buffer.from(signature, 'base64'))
+      ? { ok: true }
+      : { ok: false, reason: 'the signature does not match' };
   } catch (error) {
     return { ok: false, reason: (error as Error).message };
   }

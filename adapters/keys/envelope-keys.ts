@@ -15,4 +15,3 @@ export const envelopeMacs = (secret: Buffer): EnvelopeMacs => {
     return (input: string) => createHmac('sha256', k).update(input).digest('hex');
   };
 };
-

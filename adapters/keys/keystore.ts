@@ -34,7 +34,6 @@ const migrations = [
   },
 ];
 
-
 /** A bounded cache of unwrapped data keys: least recently used goes first. */
 class Lru<V> {
   private readonly entries = new Map<string, V>();
@@ -90,7 +89,9 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     if (create) {
       const fresh = randomBytes(32);
       await pool.query('INSERT INTO custodian_subject_keys (tenant, subject, wrapped) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-        tenant, subject, wrapKey(tenantKek(tenant), fresh, aad),
+        tenant,
+        subject,
+        wrapKey(tenantKek(tenant), fresh, aad),
       ]);
     }
     const { rows } = await pool.query<{ wrapped: Buffer }>('SELECT wrapped FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
@@ -116,10 +117,15 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
        ON CONFLICT (tenant, plugin, scope, record_key, owner) DO NOTHING RETURNING key_id, wrapped`,
       [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, randomBytes(32), `data\n${id}`)],
     );
-    const rows = made.length > 0 ? made : (await pool.query<{ key_id: string; wrapped: Buffer }>(
-      'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
-      [c.tenant, c.plugin, c.scope, c.key, owner],
-    )).rows;
+    const rows =
+      made.length > 0
+        ? made
+        : (
+            await pool.query<{ key_id: string; wrapped: Buffer }>(
+              'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
+              [c.tenant, c.plugin, c.scope, c.key, owner],
+            )
+          ).rows;
     const row = rows[0]!;
     idsByRecord.set(recordRef, row.key_id);
     const cached = cache.get(row.key_id);
@@ -132,7 +138,10 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   const dataKeyById = async (id: string): Promise<Buffer | null> => {
     const cached = cache.get(id);
     if (cached) return cached;
-    const { rows } = await pool.query<{ tenant: string; owner: string; wrapped: Buffer }>('SELECT tenant, owner, wrapped FROM custodian_data_keys WHERE key_id = $1', [id]);
+    const { rows } = await pool.query<{ tenant: string; owner: string; wrapped: Buffer }>(
+      'SELECT tenant, owner, wrapped FROM custodian_data_keys WHERE key_id = $1',
+      [id],
+    );
     const row = rows[0];
     if (!row) return null;
     const kek = await kekFor(row.tenant, row.owner, false);

@@ -20,7 +20,10 @@ export const loadOrCreateSecret = (dataDir: string, name: string, generate: () =
   return { value, created: true };
 };
 
-export const randomKey = (bytes = 32) => () => randomBytes(bytes).toString('base64url');
+export const randomKey =
+  (bytes = 32) =>
+  () =>
+    randomBytes(bytes).toString('base64url');
 
 /** CUSTODIAN_MASTER_KEY must be 32 bytes in base64; anything else is a configuration error. */
 export const parseMasterKey = (text: string): Buffer => {

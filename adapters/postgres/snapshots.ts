@@ -4,10 +4,14 @@ import { migrate } from './migrate.ts';
 import { prepared } from './prepared.ts';
 
 export const postgresSnapshots = async (pool: pg.Pool): Promise<SnapshotStore> => {
-  await migrate(pool, [{ id: 'snapshots-001', sql: 'CREATE TABLE custodian_snapshots (stream text PRIMARY KEY, revision bigint NOT NULL, state text NOT NULL)' }]);
+  await migrate(pool, [
+    { id: 'snapshots-001', sql: 'CREATE TABLE custodian_snapshots (stream text PRIMARY KEY, revision bigint NOT NULL, state text NOT NULL)' },
+  ]);
   return {
     async load(stream) {
-      const { rows } = await pool.query<{ revision: number; state: string }>(prepared('SELECT revision, state FROM custodian_snapshots WHERE stream = $1', [stream]));
+      const { rows } = await pool.query<{ revision: number; state: string }>(
+        prepared('SELECT revision, state FROM custodian_snapshots WHERE stream = $1', [stream]),
+      );
       return rows[0] ? { revision: Number(rows[0].revision), state: rows[0].state } : null;
     },
     async save(stream, s) {

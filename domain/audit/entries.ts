@@ -31,14 +31,43 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
   switch (e.type) {
     case 'RecordsRead': {
       const d = e.data;
-      return { kind: d.startup ? 'startup_read' : 'read', ...withJob(d.job, jobFacts(d.job, d.run)), purpose: d.purpose, call: d.call, step: d.step, op: d.op, plugin: d.plugin, records: d.records, withheld: d.withheld };
+      return {
+        kind: d.startup ? 'startup_read' : 'read',
+        ...withJob(d.job, jobFacts(d.job, d.run)),
+        purpose: d.purpose,
+        call: d.call,
+        step: d.step,
+        op: d.op,
+        plugin: d.plugin,
+        records: d.records,
+        withheld: d.withheld,
+      };
     }
     case 'RecordVersionWritten': {
       const d = e.data;
-      return { kind: 'write', ...withJob(d.writer.job, jobFacts(d.writer.job, d.writer.run)), purpose: d.purpose, plugin: d.plugin, records: [{ scope: d.scope, key: d.key, version: d.version }], subject_kind: d.subject_kind, state: d.state, closed: d.closed };
+      return {
+        kind: 'write',
+        ...withJob(d.writer.job, jobFacts(d.writer.job, d.writer.run)),
+        purpose: d.purpose,
+        plugin: d.plugin,
+        records: [{ scope: d.scope, key: d.key, version: d.version }],
+        subject_kind: d.subject_kind,
+        state: d.state,
+        closed: d.closed,
+      };
     }
     case 'JobStarted':
-      return { kind: 'job_started', job: e.data.job, agent: e.data.agent, purpose: e.data.purpose, subject: e.data.subject, plugin: e.data.plugin, run: e.data.run, parent: e.data.parent, data_subject: e.data.data_subject };
+      return {
+        kind: 'job_started',
+        job: e.data.job,
+        agent: e.data.agent,
+        purpose: e.data.purpose,
+        subject: e.data.subject,
+        plugin: e.data.plugin,
+        run: e.data.run,
+        parent: e.data.parent,
+        data_subject: e.data.data_subject,
+      };
     case 'JobEnded':
       return { kind: 'job_ended', ...withJob(e.data.job, jobFacts(e.data.job, e.data.run)), run: e.data.run };
     case 'JobStopped':
@@ -47,10 +76,27 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
       // A child's stream repeats its parent's blocks; the log records each block once, where it was made.
       const b = e.data.signed.block;
       if (b.job !== e.data.job) return null;
-      return { kind: 'envelope_block', job: b.job, agent: b.agent, purpose: b.purpose, subject: b.subject, epoch: b.epoch, depth: b.depth, index: e.data.index, scopes: b.scopes, mac: e.data.signed.mac };
+      return {
+        kind: 'envelope_block',
+        job: b.job,
+        agent: b.agent,
+        purpose: b.purpose,
+        subject: b.subject,
+        epoch: b.epoch,
+        depth: b.depth,
+        index: e.data.index,
+        scopes: b.scopes,
+        mac: e.data.signed.mac,
+      };
     }
     case 'EnvelopeWideningRefused':
-      return { kind: 'widening_refused', ...withJob(e.data.job, jobFacts(e.data.job, e.data.run)), child: e.data.child, field: e.data.field, reason: e.data.reason };
+      return {
+        kind: 'widening_refused',
+        ...withJob(e.data.job, jobFacts(e.data.job, e.data.run)),
+        child: e.data.child,
+        field: e.data.field,
+        reason: e.data.reason,
+      };
     case 'RevocationBatchApplied':
       return { kind: 'revocation', epoch: e.data.epoch, items: e.data.items, revocations: e.data.revocations };
     case 'RevocationReceiptIssued': {
@@ -77,8 +123,7 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
 };
 
 /** `record` filter values: `<scope>#<key>` or `<scope>#<key>#<version>` (# is in no scope or key). */
-export const recordRefs = (records: AuditFields['records']) =>
-  (records ?? []).flatMap((r) => [`${r.scope}#${r.key}`, `${r.scope}#${r.key}#${r.version}`]);
+export const recordRefs = (records: AuditFields['records']) => (records ?? []).flatMap((r) => [`${r.scope}#${r.key}`, `${r.scope}#${r.key}#${r.version}`]);
 
 /** The text an auditor's tool checks a checkpoint's signature over (SPEC §9). */
 export const checkpointText = (origin: string, size: number, rootB64: string) => `${origin}\n${size}\n${rootB64}\n`;

@@ -118,8 +118,7 @@ const subproof = async (src: NodeSource, m: number, start: number, end: number, 
     : [...(await subproof(src, m - k, start + k, end, false)), await rangeHash(src, start, start + k)];
 };
 
-export const consistencyProof = async (src: NodeSource, m: number, n: number): Promise<Buffer[]> =>
-  m === 0 || m === n ? [] : subproof(src, m, 0, n, true);
+export const consistencyProof = async (src: NodeSource, m: number, n: number): Promise<Buffer[]> => (m === 0 || m === n ? [] : subproof(src, m, 0, n, true));
 
 /** MTH(D[0:n]) of leaf hashes held in memory, in O(n): the verifier's full recomputation. */
 export const rootOf = (leaves: readonly Buffer[]): Buffer => {

@@ -38,7 +38,9 @@ export const decideErasure = (c: EraseRecords, s: ErasureScopeState): E.Either<n
   E.right(
     [...new Set(c.keys)]
       .filter((key) => s.live.has(key))
-      .map((key) => ({ type: 'RecordRemoved', data: { tenant: c.tenant, plugin: c.plugin, scope: c.scope, key, reason: 'erasure', removed_ms: c.now } }) as const),
+      .map(
+        (key) => ({ type: 'RecordRemoved', data: { tenant: c.tenant, plugin: c.plugin, scope: c.scope, key, reason: 'erasure', removed_ms: c.now } }) as const,
+      ),
   );
 
 export const erasureDecider: Decider<EraseRecords, RecordEvent | RetentionEvent, ErasureScopeState> = {

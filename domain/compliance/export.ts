@@ -29,7 +29,12 @@ export interface ExportsState {
 export const decideExport = (c: RecordExport, _s: ExportsState): E.Either<Refusal, readonly Exported[]> => {
   if (!Number.isInteger(c.position) || c.position < 0) return E.left(refusal('invalid', { field: 'position', reason: 'a log position is a whole number' }));
   if (c.versions < c.records) return E.left(refusal('invalid', { field: 'versions', reason: 'every record has at least one version' }));
-  return E.right([{ type: 'TenantExported', data: { tenant: c.tenant, position: c.position, records: c.records, versions: c.versions, sha256: c.sha256, exported_ms: c.now } }]);
+  return E.right([
+    {
+      type: 'TenantExported',
+      data: { tenant: c.tenant, position: c.position, records: c.records, versions: c.versions, sha256: c.sha256, exported_ms: c.now },
+    },
+  ]);
 };
 
 export const exportDecider: Decider<RecordExport, Exported, ExportsState> = {

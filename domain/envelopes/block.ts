@@ -7,28 +7,31 @@ import { canonicalJson, sha256Hex } from '../shared/hash.ts';
  * (added later, absent in older blocks) makes a restarted job id's envelope its own even
  * when every ceiling is none, so nothing time-dependent has to tell two runs apart.
  */
-export const BlockCodec = t.intersection([t.type({
-  job: t.string,
-  subject: t.string,
-  agent: t.string,
-  agent_version: t.string,
-  plugin: t.string,
-  install_gen: t.number,
-  purpose: t.string,
-  scopes: t.array(t.string),
-  budget_usd: nullable(t.number),
-  /** null: no ceiling (SPEC §6, "ceilings default to none"). */
-  max_depth: nullable(t.number),
-  depth: t.number,
-  expires_ms: nullable(t.number),
-  policy_version: t.number,
-  epoch: t.number,
-  level: t.string,
-  granted_by: t.string,
-  level_policy_version: t.number,
-  labels: t.array(t.string),
-  constraints_digest: t.string,
-}), t.partial({ run: t.number })]);
+export const BlockCodec = t.intersection([
+  t.type({
+    job: t.string,
+    subject: t.string,
+    agent: t.string,
+    agent_version: t.string,
+    plugin: t.string,
+    install_gen: t.number,
+    purpose: t.string,
+    scopes: t.array(t.string),
+    budget_usd: nullable(t.number),
+    /** null: no ceiling (SPEC §6, "ceilings default to none"). */
+    max_depth: nullable(t.number),
+    depth: t.number,
+    expires_ms: nullable(t.number),
+    policy_version: t.number,
+    epoch: t.number,
+    level: t.string,
+    granted_by: t.string,
+    level_policy_version: t.number,
+    labels: t.array(t.string),
+    constraints_digest: t.string,
+  }),
+  t.partial({ run: t.number }),
+]);
 export type Block = t.TypeOf<typeof BlockCodec>;
 
 export const SignedBlockCodec = t.type({ block: BlockCodec, mac: t.string });

@@ -38,9 +38,7 @@ export interface Registry<Ev extends { type: string; data: unknown }> {
   decode(type: string, schemaVersion: number, data: unknown): E.Either<string, Ev>;
 }
 
-export const makeRegistry = <Ev extends { type: string; data: unknown }>(
-  schemas: readonly EventSchema<string, t.Mixed>[],
-): Registry<Ev> => {
+export const makeRegistry = <Ev extends { type: string; data: unknown }>(schemas: readonly EventSchema<string, t.Mixed>[]): Registry<Ev> => {
   const byType = new Map(schemas.map((s) => [s.type, s]));
   return {
     types: schemas.map((s) => s.type),

@@ -517,4 +517,6 @@ export const COMMON_WORDS: readonly string[] = [
   'wrest wrestling wright wrist write writer writers writes writing written wrong wrote wurde xmlns xrange yahoo',
   'yards years yellow yemen yesterday yield yields young younger youngest yours yourself youth youtube zealand zeros',
   'zhang zombie zones',
-].join(' ').split(' ');
+]
+  .join(' ')
+  .split(' ');

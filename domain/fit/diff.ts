@@ -92,7 +92,13 @@ export const shapeDiff = (diff: string): Shape => {
   const { files, preamble } = parse(lines);
   const parts: Part[] = [];
   if (lines.slice(0, preamble).some((l) => l.trim() !== '')) {
-    parts.push({ title: '(before the first file)', outline: `(before the first file, ${lineSpan(0, preamble)})`, summary: firstSentence(lines.slice(0, preamble)), spans: [[0, preamble]], names: [] });
+    parts.push({
+      title: '(before the first file)',
+      outline: `(before the first file, ${lineSpan(0, preamble)})`,
+      summary: firstSentence(lines.slice(0, preamble)),
+      spans: [[0, preamble]],
+      names: [],
+    });
   }
   let added = 0;
   let removed = 0;
@@ -113,7 +119,10 @@ export const shapeDiff = (diff: string): Shape => {
         title: `${f.path}#${k + 1}`,
         outline: '',
         summary: '',
-        spans: [[f.start, f.headerEnd], [h.start, h.end]],
+        spans: [
+          [f.start, f.headerEnd],
+          [h.start, h.end],
+        ],
         names: names.map((p) => `${p}#${k + 1}`),
         hidden: true,
       });

@@ -49,7 +49,13 @@ export const shapeJson = (value: unknown): Shape => {
     kind = 'JSON array';
     facts = `${value.length} ${value.length === 1 ? 'item' : 'items'}`;
     value.forEach((v, i) => {
-      parts.push({ title: `[${i}]`, outline: `[${i}] ${describe(v)} (line ${i + 2})`, summary: `  [${i}] ${gist(v)}`, spans: [[i + 1, i + 2]], names: [`[${i}]`] });
+      parts.push({
+        title: `[${i}]`,
+        outline: `[${i}] ${describe(v)} (line ${i + 2})`,
+        summary: `  [${i}] ${gist(v)}`,
+        spans: [[i + 1, i + 2]],
+        names: [`[${i}]`],
+      });
     });
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
@@ -57,7 +63,13 @@ export const shapeJson = (value: unknown): Shape => {
     facts = `${entries.length} ${entries.length === 1 ? 'key' : 'keys'}`;
     entries.forEach(([k, v], i) => {
       const key = JSON.stringify(k);
-      parts.push({ title: k, outline: `${key}: ${describe(v)} (${lineSpan(i + 1, i + 2)})`, summary: `  ${key}: ${gist(v)}`, spans: [[i + 1, i + 2]], names: [k, key] });
+      parts.push({
+        title: k,
+        outline: `${key}: ${describe(v)} (${lineSpan(i + 1, i + 2)})`,
+        summary: `  ${key}: ${gist(v)}`,
+        spans: [[i + 1, i + 2]],
+        names: [k, key],
+      });
     });
   }
   return { kind, full, lines, parts, facts, queries: 'a top-level key, an item such as [3], or a line range such as 120-180' };

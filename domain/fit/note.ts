@@ -41,10 +41,16 @@ export const omitted = (s: Story): string => {
   if (s.missing === 'no_query') reasons.push('no query named a section');
   if (s.missing === 'no_match') reasons.push(`nothing in it matches the query '${s.query}'`);
   if (s.refused) reasons.push(`${viewPhrase(s.refused.view, s.query)} (${n(s.refused.tokens)} tokens) is over ${phraseOf(s.refused.bounds)}`);
-  const why = reasons.length > 0 ? ` because ${reasons.join(', and ')}` : s.view === 'section' ? ', as the query asked for this part only' : `, as view "${s.view}" was asked for`;
+  const why =
+    reasons.length > 0
+      ? ` because ${reasons.join(', and ')}`
+      : s.view === 'section'
+        ? ', as the query asked for this part only'
+        : `, as view "${s.view}" was asked for`;
   if (s.view === 'section') return `This is ${s.section} of ${s.name}; the rest (${rest}) was left out${why}.`;
   const read = `view "section" with a query (${s.queries})`;
-  if (s.view === 'summary') return `This is the summary of ${s.name} (its outline with each part's first sentence); the rest (${rest}) was left out${why}. To read a part, ask for ${read}.`;
+  if (s.view === 'summary')
+    return `This is the summary of ${s.name} (its outline with each part's first sentence); the rest (${rest}) was left out${why}. To read a part, ask for ${read}.`;
   const partial = s.outline && s.outline.shown < s.outline.total ? `; the outline shows ${n(s.outline.shown)} of its ${n(s.outline.total)} parts` : '';
   const cut = s.cut && s.cut.length > 0 ? `; the stub itself was cut short to fit ${phraseOf(s.cut)}` : '';
   return `This is the stub of ${s.name} (its size and outline); the rest (${rest}) was left out${why}${partial}${cut}. To read more, ask for a bigger budget, or for ${read}.`;

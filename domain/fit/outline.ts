@@ -9,7 +9,8 @@ const FENCE = /^\s*(```|~~~)/;
 // A Setext heading: a line of text underlined with === (level 1) or --- (level 2).
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*\r?$/;
 const NOT_SETEXT = /^\s*([-*+>|]|\d+[.)])(\s|$)|^ {4}|^\s*(---|===)/;
-const TS_DEFINITION = /^(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?(function\*?|class|const|let|var|interface|type|enum|namespace)[ \t]+([A-Za-z_$][\w$]*)/;
+const TS_DEFINITION =
+  /^(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?(function\*?|class|const|let|var|interface|type|enum|namespace)[ \t]+([A-Za-z_$][\w$]*)/;
 const PY_DEFINITION = /^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)/;
 const CLOSER = /^[)\]}]/;
 const LEADING = /^(@|\/\/|\/\*|\*|#)/;
@@ -42,7 +43,13 @@ const markdownParts = (lines: readonly string[]): Part[] | null => {
   const top = heads[0]!.at;
   if (lines.slice(0, top).some((l) => !blank(l))) {
     const sentence = firstSentence(lines.slice(0, top));
-    parts.push({ title: '(before the first heading)', outline: `(before the first heading, ${lineSpan(0, top)})`, summary: sentence, spans: [[0, top]], names: [] });
+    parts.push({
+      title: '(before the first heading)',
+      outline: `(before the first heading, ${lineSpan(0, top)})`,
+      summary: sentence,
+      spans: [[0, top]],
+      names: [],
+    });
   }
   // Where each heading's part ends: at the next heading as high (a stack keeps this linear).
   const ends: number[] = new Array<number>(heads.length);
@@ -95,11 +102,16 @@ const definitionStart = (lines: readonly string[], at: number, indent: number, f
 
 const docOf = (lines: readonly string[], start: number, at: number, end: number): string => {
   // A leading comment, else a Python docstring's first line(s).
-  const above = lines.slice(start, at).map((l) => l.trim().replace(/^(\/\*\*?|\*\/|\*|\/\/|#)\s?/, '')).filter((l) => !l.startsWith('@'));
+  const above = lines
+    .slice(start, at)
+    .map((l) => l.trim().replace(/^(\/\*\*?|\*\/|\*|\/\/|#)\s?/, ''))
+    .filter((l) => !l.startsWith('@'));
   if (above.some((l) => l.trim() !== '')) return firstSentence(above);
   const body = lines.slice(at + 1, Math.min(end, at + 8)).map((l) => l.trim());
   const doc = body.findIndex((l) => l.startsWith('"""') || l.startsWith("'''"));
-  return doc >= 0 && body.slice(0, doc).every((l) => l === '') ? firstSentence(body.slice(doc).map((l) => l.replace(/^("""|''')/, '').replace(/("""|''')$/, ''))) : '';
+  return doc >= 0 && body.slice(0, doc).every((l) => l === '')
+    ? firstSentence(body.slice(doc).map((l) => l.replace(/^("""|''')/, '').replace(/("""|''')$/, '')))
+    : '';
 };
 
 const codeParts = (lines: readonly string[]): Part[] | null => {
@@ -162,7 +174,7 @@ export const shapeDocument = (text: string, name?: string): Shape => {
   // Definitions win over headings unless the name says Markdown: a Python comment looks like one.
   const markdown = code ? null : markdownParts(lines);
   const [kind, parts, queries] = code
-    ? ['code', code, 'a definition\'s name (a function, class or const) or a line range such as 120-180']
+    ? ['code', code, "a definition's name (a function, class or const) or a line range such as 120-180"]
     : markdown
       ? ['Markdown', markdown, 'a heading or a line range such as 120-180']
       : ['text', textParts(lines), 'a line range such as 120-180'];

@@ -123,8 +123,7 @@ const asciiRun = (prefix: number, letters: number): number => {
 };
 
 /** One hump of a camelCase word: a common word costs about one token, others by length. */
-const humpOf = (hash: number, length: number, slot: number): number =>
-  length >= COMMON_MIN && COMMON.has(hash) ? COMMON_COST[slot]! : asciiRun(slot, length);
+const humpOf = (hash: number, length: number, slot: number): number => (length >= COMMON_MIN && COMMON.has(hash) ? COMMON_COST[slot]! : asciiRun(slot, length));
 
 /** Estimated cl100k tokens of `text`; 0 only for the empty string. Pure and deterministic. */
 export function weigh(text: string): number {

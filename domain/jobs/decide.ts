@@ -134,14 +134,15 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   if (r.parent !== undefined) {
     const parent = c.parent;
     if (!parent || !parent.exists) return E.left(refusal('not_found', { what: 'parent' }));
-    if (parent.status !== 'running' || pastExpiry(parent.start.expires_ms, c.now)) return E.left(refusal('job_not_running', { status: parent.status, what: 'parent' }));
+    if (parent.status !== 'running' || pastExpiry(parent.start.expires_ms, c.now))
+      return E.left(refusal('job_not_running', { status: parent.status, what: 'parent' }));
     const parentHead = parent.chain.at(-1);
     if (!parentHead || !chainVerifies(parent.chain, c.mac)) return E.left(refusal('envelope_invalid', { what: 'parent' }));
     // The tree keeps the purpose and the data subject it was started for.
     if ((r.input !== undefined || r.purpose !== undefined) && purpose.right !== parent.start.purpose)
-      return E.left(refusal('widening_refused', { field: 'purpose', reason: 'a child runs for its tree\'s purpose' }));
+      return E.left(refusal('widening_refused', { field: 'purpose', reason: "a child runs for its tree's purpose" }));
     if (r.data_subject !== undefined && r.data_subject !== parent.start.data_subject)
-      return E.left(refusal('widening_refused', { field: 'data_subject', reason: 'a child runs for its tree\'s data subject' }));
+      return E.left(refusal('widening_refused', { field: 'data_subject', reason: "a child runs for its tree's data subject" }));
     jobPurpose = parent.start.purpose;
     dataSubject = parent.start.data_subject;
     constraints = childConstraints(parent.start.constraints, r.constraints);
@@ -149,11 +150,24 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     // its own stream), not its block's: a wall or a taint is never shed by delegating.
     const inherited = [...new Set([...labels, ...parent.start.labels])].sort();
     const wall = wallHeld(tenant.settings.label_walls, inherited);
-    if (wall) return E.left(refusal('label_wall', { labels: wall, reason: 'a child holds its parent\'s labels: it cannot add the far side of a wall' }));
+    if (wall) return E.left(refusal('label_wall', { labels: wall, reason: "a child holds its parent's labels: it cannot add the far side of a wall" }));
     const block = narrowBlock(parentHead.block, {
-      job: c.job, run, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
-      install_gen: plugin.install_gen, purpose: jobPurpose, reach, scopes: r.scopes, budget_usd: r.budget_usd, max_depth: r.max_depth,
-      expires_ms: expiresAsked, labels: inherited, constraints_digest: constraintsDigest(constraints), policy_version: tenant.settings_version,
+      job: c.job,
+      run,
+      subject: r.subject,
+      agent: r.agent,
+      agent_version: String(plugin.install_gen),
+      plugin: plugin.name,
+      install_gen: plugin.install_gen,
+      purpose: jobPurpose,
+      reach,
+      scopes: r.scopes,
+      budget_usd: r.budget_usd,
+      max_depth: r.max_depth,
+      expires_ms: expiresAsked,
+      labels: inherited,
+      constraints_digest: constraintsDigest(constraints),
+      policy_version: tenant.settings_version,
     });
     if (E.isLeft(block)) return block;
     chain = [...parent.chain, { block: block.right, mac: c.mac(macInput(block.right, parentHead.mac)) }];
@@ -166,13 +180,27 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     }
     constraints = r.constraints ? [...r.constraints] : null;
     const block: Block = {
-      job: c.job, run, subject: r.subject, agent: r.agent, agent_version: String(plugin.install_gen), plugin: plugin.name,
-      install_gen: plugin.install_gen, purpose: jobPurpose, scopes: r.scopes ? [...r.scopes].sort() : reach,
+      job: c.job,
+      run,
+      subject: r.subject,
+      agent: r.agent,
+      agent_version: String(plugin.install_gen),
+      plugin: plugin.name,
+      install_gen: plugin.install_gen,
+      purpose: jobPurpose,
+      scopes: r.scopes ? [...r.scopes].sort() : reach,
       // Ceilings default to none: the start's, else the tenant's depth, else null.
-      budget_usd: r.budget_usd ?? null, max_depth: r.max_depth ?? tenant.settings.max_depth ?? null, depth: 0,
-      expires_ms: expiresAsked ?? null, policy_version: tenant.settings_version,
-      epoch: tenant.authority_epoch, level: DEFAULT_LEVEL, granted_by: `tenant:${tenant.id}`, level_policy_version: 1,
-      labels, constraints_digest: constraintsDigest(constraints ?? []),
+      budget_usd: r.budget_usd ?? null,
+      max_depth: r.max_depth ?? tenant.settings.max_depth ?? null,
+      depth: 0,
+      expires_ms: expiresAsked ?? null,
+      policy_version: tenant.settings_version,
+      epoch: tenant.authority_epoch,
+      level: DEFAULT_LEVEL,
+      granted_by: `tenant:${tenant.id}`,
+      level_policy_version: 1,
+      labels,
+      constraints_digest: constraintsDigest(constraints ?? []),
     };
     chain = [{ block, mac: c.mac(macInput(block, '')) }];
   }
@@ -215,9 +243,14 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   const scope = callScope(s.start.plugin, c.function);
   if (!s.start.scopes.includes(scope)) return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));
   if (c.startup && s.start.startup_function !== c.function)
-    return E.left(invalid('startup', s.start.startup_function === null
-      ? `plugin ${s.start.plugin} declares no startup function`
-      : `only the plugin's startup function (${s.start.startup_function}) is minted with startup: true`));
+    return E.left(
+      invalid(
+        'startup',
+        s.start.startup_function === null
+          ? `plugin ${s.start.plugin} declares no startup function`
+          : `only the plugin's startup function (${s.start.startup_function}) is minted with startup: true`,
+      ),
+    );
 
   const steps = Object.keys(s.steps).map(Number);
   const step = c.step ?? (steps.length === 0 ? 1 : Math.max(...steps) + 1);
@@ -278,7 +311,12 @@ export const decideJob = (c: JobCommand, s: JobState): Decision => {
       return endJob(c, s);
     case 'StopJob':
       return s.exists && s.status === 'running'
-        ? E.right([{ type: 'JobStopped', data: { tenant: s.start.tenant, job: s.start.job, run: s.start.run, epoch: c.epoch, reasons: [...c.reasons], stopped_ms: c.now } }])
+        ? E.right([
+            {
+              type: 'JobStopped',
+              data: { tenant: s.start.tenant, job: s.start.job, run: s.start.run, epoch: c.epoch, reasons: [...c.reasons], stopped_ms: c.now },
+            },
+          ])
         : E.right([]);
   }
 };

@@ -57,11 +57,7 @@ export const CallMinted = defineEvent(
 
 export const CallEndReason = t.keyof({ ended: null, retried: null, job_ended: null });
 
-export const CallEnded = defineEvent(
-  'CallEnded',
-  1,
-  t.type({ tenant: t.string, job: t.string, call: t.string, reason: CallEndReason, ended_ms: t.number }),
-);
+export const CallEnded = defineEvent('CallEnded', 1, t.type({ tenant: t.string, job: t.string, call: t.string, reason: CallEndReason, ended_ms: t.number }));
 
 /** One block of the job's envelope chain, MACed; a child's stream repeats its parent's blocks first. */
 /** v2: a block's `max_depth` and `expires_ms` may be null (no ceiling). */

@@ -5,5 +5,4 @@ import { canonicalJson, sha256Hex } from '../shared/hash.ts';
  * "" for none. A string input is hashed as its UTF-8 text; any other JSON value as its
  * canonical JSON, so the same input always yields the same purpose.
  */
-export const purposeOfInput = (input: unknown): string =>
-  sha256Hex(typeof input === 'string' ? input : canonicalJson(input));
+export const purposeOfInput = (input: unknown): string => sha256Hex(typeof input === 'string' ? input : canonicalJson(input));

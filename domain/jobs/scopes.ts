@@ -15,11 +15,7 @@ const ownScopes = (p: PluginInstall): string[] => [
  * its agents) plus the plugin's grants at the start. A `plugin:<name>` grant reaches that
  * plugin's tools and agents as installed at the start.
  */
-export const startScopes = (
-  plugin: PluginInstall,
-  grants: readonly string[],
-  plugins: Readonly<Record<string, PluginInstall>>,
-): string[] => {
+export const startScopes = (plugin: PluginInstall, grants: readonly string[], plugins: Readonly<Record<string, PluginInstall>>): string[] => {
   const scopes = new Set(ownScopes(plugin));
   for (const g of grants) {
     scopes.add(g);
@@ -30,5 +26,4 @@ export const startScopes = (
 };
 
 /** A call names `fn` (the job's own plugin) or `<plugin>/<fn>`. */
-export const callScope = (jobPlugin: string, fn: string): string =>
-  fn.includes('/') ? `tool:${fn}` : toolScope(jobPlugin, fn);
+export const callScope = (jobPlugin: string, fn: string): string => (fn.includes('/') ? `tool:${fn}` : toolScope(jobPlugin, fn));

@@ -20,5 +20,11 @@ export interface NoteWideningRefused {
 export const wideningRefusedDecider: Decider<NoteWideningRefused, Refused, null> = {
   initialState: () => null,
   evolve: (s) => s,
-  decide: (c) => E.right([{ type: 'EnvelopeWideningRefused', data: { tenant: c.tenant, job: c.job, run: c.run, child: c.child, field: c.field, reason: c.reason, refused_ms: c.now } }]),
+  decide: (c) =>
+    E.right([
+      {
+        type: 'EnvelopeWideningRefused',
+        data: { tenant: c.tenant, job: c.job, run: c.run, child: c.child, field: c.field, reason: c.reason, refused_ms: c.now },
+      },
+    ]),
 };

@@ -99,11 +99,11 @@ const checkCaps = (s: ScopeState, c: PutRecord, ends_at: number): Refusal | null
   const over = (recordsAfter > s.counted && recordsAfter > c.settings.caps.records) || (bytesAfter > s.bytes && bytesAfter > c.settings.caps.bytes);
   // The scan for ended person records runs only when the counters alone would refuse.
   const expired = over ? expiredPeople(s, c.now, c.key) : { records: 0, bytes: 0 };
-  if (recordsAfter > s.counted && recordsAfter - expired.records > c.settings.caps.records) return refusal('full', { cap: 'records', limit: c.settings.caps.records });
+  if (recordsAfter > s.counted && recordsAfter - expired.records > c.settings.caps.records)
+    return refusal('full', { cap: 'records', limit: c.settings.caps.records });
   if (bytesAfter > s.bytes && bytesAfter - expired.bytes > c.settings.caps.bytes) return refusal('full', { cap: 'bytes', limit: c.settings.caps.bytes });
   const liveAfter = countsAfter && !c.closed && ends_at > c.now;
-  if (liveAfter && !isLive(before, c.now) && liveCount(s, c.now) >= MAX_LIVE_PER_SCOPE)
-    return refusal('full', { cap: 'records', limit: MAX_LIVE_PER_SCOPE });
+  if (liveAfter && !isLive(before, c.now) && liveCount(s, c.now) >= MAX_LIVE_PER_SCOPE) return refusal('full', { cap: 'records', limit: MAX_LIVE_PER_SCOPE });
   return null;
 };
 
@@ -119,7 +119,11 @@ export const decidePut = (c: PutRecord, s: ScopeState): E.Either<Refusal, readon
   // Deleted at its end for every reader, a person record still here is kept by a legal hold:
   // writing its key would bring its versions back, and `stale` would tell that it exists.
   if (current && personRecordGone(current, c.now))
-    return E.left(refusal('held', { reason: 'a record about a person that ended under this key is kept under a legal hold; the key can be written again once the hold is released' }));
+    return E.left(
+      refusal('held', {
+        reason: 'a record about a person that ended under this key is kept under a legal hold; the key can be written again once the hold is released',
+      }),
+    );
   if (c.expect !== currentVersion) return E.left(refusal('stale', { current: currentVersion }));
   const person = isPersonWrite(c.writer, c.subject_kind, record?.everPerson ?? false);
   const refused =

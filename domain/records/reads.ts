@@ -18,7 +18,8 @@ export const liveAt = (v: Pick<VersionFacts, 'state' | 'closed' | 'ends_at'>, no
  * whether or not retention has removed it yet. `newest` is the record's newest version, whose
  * end is the record's.
  */
-export const personRecordGone = (newest: Pick<VersionFacts, 'subject_kind' | 'ends_at'>, now: number) => newest.subject_kind === 'person' && newest.ends_at <= now;
+export const personRecordGone = (newest: Pick<VersionFacts, 'subject_kind' | 'ends_at'>, now: number) =>
+  newest.subject_kind === 'person' && newest.ends_at <= now;
 
 /**
  * Whether a read may show this version of a record whose newest version is `newest`. A

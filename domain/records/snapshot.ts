@@ -1,7 +1,19 @@
 import { initialScopeState, type RecordMeta, type ScopeState } from './state.ts';
 
 /** One record as a snapshot keeps it: its newest version and what the decider reads about its past. */
-type Packed = [key: string, version: number, purpose: string, person: 0 | 1, closed: 0 | 1, state: string, ends_at: number, body_bytes: number, digest: string | null, ever_person: 0 | 1, renewal: number | null];
+type Packed = [
+  key: string,
+  version: number,
+  purpose: string,
+  person: 0 | 1,
+  closed: 0 | 1,
+  state: string,
+  ends_at: number,
+  body_bytes: number,
+  digest: string | null,
+  ever_person: 0 | 1,
+  renewal: number | null,
+];
 
 const FORMAT = 1;
 
@@ -15,7 +27,19 @@ export const packScope = (s: ScopeState): string => {
   for (const r of s.records.values()) {
     const v = r.versions.at(-1);
     if (!v) continue;
-    records.push([r.key, v.version, v.purpose, v.subject_kind === 'person' ? 1 : 0, v.closed ? 1 : 0, v.state, v.ends_at, v.body_bytes, v.dedupe_digest, r.everPerson ? 1 : 0, r.renewalAskedFor]);
+    records.push([
+      r.key,
+      v.version,
+      v.purpose,
+      v.subject_kind === 'person' ? 1 : 0,
+      v.closed ? 1 : 0,
+      v.state,
+      v.ends_at,
+      v.body_bytes,
+      v.dedupe_digest,
+      r.everPerson ? 1 : 0,
+      r.renewalAskedFor,
+    ]);
   }
   return JSON.stringify({ format: FORMAT, records });
 };

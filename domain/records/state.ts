@@ -72,8 +72,14 @@ export const evolveScope = (s: ScopeState, event: ScopeEvent): ScopeState => {
     s.bytes -= before!.body_bytes;
   }
   const v: VersionMeta = {
-    version: d.version, purpose: d.purpose, subject_kind: d.subject_kind, closed: d.closed, state: d.state,
-    ends_at: d.ends_at, body_bytes: d.body_bytes, dedupe_digest: d.dedupe_digest,
+    version: d.version,
+    purpose: d.purpose,
+    subject_kind: d.subject_kind,
+    closed: d.closed,
+    state: d.state,
+    ends_at: d.ends_at,
+    body_bytes: d.body_bytes,
+    dedupe_digest: d.dedupe_digest,
   };
   record.versions.push(v);
   record.everPerson ||= d.subject_kind === 'person';

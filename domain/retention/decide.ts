@@ -50,7 +50,8 @@ export const decideRetention = (c: RetainScope, s: ScopeState): E.Either<Refusal
   const events: ScopeEvent[] = [];
   const where = { tenant: c.tenant, plugin: c.plugin, scope: c.scope };
   for (const [key, verdict] of retentionVerdicts(c, s)) {
-    if (verdict === 'person_end' || verdict === 'retention') events.push({ type: 'RecordRemoved', data: { ...where, key, reason: verdict, removed_ms: c.now } });
+    if (verdict === 'person_end' || verdict === 'retention')
+      events.push({ type: 'RecordRemoved', data: { ...where, key, reason: verdict, removed_ms: c.now } });
     if (verdict === 'renew') {
       const v = newest(s.records.get(key))!;
       events.push({ type: 'RenewalRequested', data: { ...where, key, version: v.version, ends_at: v.ends_at, requested_ms: c.now } });

@@ -2,7 +2,11 @@ import * as t from 'io-ts';
 import { defineEvent, type EventOf } from '../events/schema.ts';
 import { SelectorCodec } from './holds.ts';
 
-export const HoldPlaced = defineEvent('HoldPlaced', 1, t.type({ tenant: t.string, hold: t.string, selector: SelectorCodec, reason: t.string, placed_ms: t.number }));
+export const HoldPlaced = defineEvent(
+  'HoldPlaced',
+  1,
+  t.type({ tenant: t.string, hold: t.string, selector: SelectorCodec, reason: t.string, placed_ms: t.number }),
+);
 export const HoldReleased = defineEvent('HoldReleased', 1, t.type({ tenant: t.string, hold: t.string, released_ms: t.number }));
 
 /** An erasure asked for: it stays pending while holds defer part of it. */
@@ -32,7 +36,11 @@ export const RenewalRequested = defineEvent(
 );
 
 /** An export was built (exports are audited). */
-export const TenantExported = defineEvent('TenantExported', 1, t.type({ tenant: t.string, position: t.number, records: t.number, versions: t.number, sha256: t.string, exported_ms: t.number }));
+export const TenantExported = defineEvent(
+  'TenantExported',
+  1,
+  t.type({ tenant: t.string, position: t.number, records: t.number, versions: t.number, sha256: t.string, exported_ms: t.number }),
+);
 
 export const retentionEventSchemas = [HoldPlaced, HoldReleased, ErasureRequested, SubjectKeyShredded, RecordRemoved, RenewalRequested, TenantExported] as const;
 

@@ -11,5 +11,4 @@ export interface Decider<Command, Event, State> {
   readonly decide: (command: Command, state: State) => Either<Refusal, readonly Event[]>;
 }
 
-export const fold = <E, S>(d: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, events: readonly E[]): S =>
-  events.reduce(d.evolve, d.initialState());
+export const fold = <E, S>(d: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, events: readonly E[]): S => events.reduce(d.evolve, d.initialState());

@@ -44,10 +44,10 @@ export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
 export type Refusal = { readonly error: RefusalCode } & Readonly<Record<string, unknown>>;
 
-export const refusal = <C extends RefusalCode, F extends Record<string, unknown>>(
-  error: C,
-  fields?: F,
-): { error: C } & F => ({ error, ...(fields ?? ({} as F)) });
+export const refusal = <C extends RefusalCode, F extends Record<string, unknown>>(error: C, fields?: F): { error: C } & F => ({
+  error,
+  ...(fields ?? ({} as F)),
+});
 
 export const invalid = (field: string, reason: string) => refusal('invalid', { field, reason });
 export const notFound = (what: string) => refusal('not_found', { what });

@@ -13,10 +13,7 @@ export interface WakeLoop {
  * while it ran, and otherwise pauses for what `step` answers. `force` pauses even when
  * signalled: a step that failed backs off rather than hammering what is away.
  */
-export const wakeLoop = (
-  listen: (signal: () => void) => () => void,
-  step: () => Promise<{ readonly pauseMs: number; readonly force?: boolean }>,
-): WakeLoop => {
+export const wakeLoop = (listen: (signal: () => void) => () => void, step: () => Promise<{ readonly pauseMs: number; readonly force?: boolean }>): WakeLoop => {
   const sleeper = wakeablePause();
   let running = false;
   let signalled = false;

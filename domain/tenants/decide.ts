@@ -13,8 +13,21 @@ export type TenantCommand =
   | { readonly type: 'PlaceHold'; readonly tenant: string; readonly hold: string; readonly selector: Selector; readonly reason: string; readonly now: number }
   | { readonly type: 'ReleaseHold'; readonly tenant: string; readonly hold: string; readonly now: number }
   | { readonly type: 'RequestErasure'; readonly tenant: string; readonly data_subject: string; readonly now: number }
-  | { readonly type: 'CompleteErasure'; readonly tenant: string; readonly data_subject: string; readonly records: number; readonly receipt: Record<string, unknown>; readonly now: number }
-  | { readonly type: 'ApplyRevocations'; readonly tenant: string; readonly items: readonly BatchItem[]; readonly request_id?: string | undefined; readonly now: number }
+  | {
+      readonly type: 'CompleteErasure';
+      readonly tenant: string;
+      readonly data_subject: string;
+      readonly records: number;
+      readonly receipt: Record<string, unknown>;
+      readonly now: number;
+    }
+  | {
+      readonly type: 'ApplyRevocations';
+      readonly tenant: string;
+      readonly items: readonly BatchItem[];
+      readonly request_id?: string | undefined;
+      readonly now: number;
+    }
   | { readonly type: 'LiftKill'; readonly tenant: string; readonly agent: string; readonly now: number }
   | { readonly type: 'IssueReceipt'; readonly tenant: string; readonly epoch: number; readonly receipt: Record<string, unknown>; readonly now: number }
   | { readonly type: 'CreateTenant'; readonly tenant: string; readonly settings: TenantSettingsPatch; readonly now: number }
@@ -77,8 +90,7 @@ const installPlugin = (c: Extract<TenantCommand, { type: 'InstallPlugin' }>, s: 
   if (fnDup !== undefined) return E.left(invalid('functions', `"${fnDup}" is listed twice`));
   const agentDup = duplicate(c.agents);
   if (agentDup !== undefined) return E.left(invalid('agents', `"${agentDup}" is listed twice`));
-  if (c.startup !== undefined && !c.functions.includes(c.startup))
-    return E.left(invalid('startup', 'must name one of the plugin\'s functions'));
+  if (c.startup !== undefined && !c.functions.includes(c.startup)) return E.left(invalid('startup', "must name one of the plugin's functions"));
   const scopes = c.scopes && c.scopes.length > 0 ? [...new Set(c.scopes)] : [...ALL_SCOPE_KINDS];
   const asked = installDigest({ name: c.name, scopes, functions: c.functions, agents: c.agents, startup: c.startup ?? null });
   const retried = earlierAnswer(s, c.request_id, 'plugin', asked);
@@ -121,7 +133,8 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
       return E.right([{ type: 'AgentKillLifted', data: { tenant: c.tenant, agent: c.agent, lifted_ms: c.now } }]);
     case 'PlaceHold':
       if (!s.exists) return E.left(notFound('tenant'));
-      if (Object.keys(c.selector).length === 0) return E.left(invalid('selector', 'a selector names at least one of tenant, plugin, scope, record, data_subject, job'));
+      if (Object.keys(c.selector).length === 0)
+        return E.left(invalid('selector', 'a selector names at least one of tenant, plugin, scope, record, data_subject, job'));
       return E.right([{ type: 'HoldPlaced', data: { tenant: c.tenant, hold: c.hold, selector: c.selector, reason: c.reason, placed_ms: c.now } }]);
     case 'ReleaseHold':
       if (!s.exists) return E.left(notFound('tenant'));
@@ -129,10 +142,16 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
       return E.right([{ type: 'HoldReleased', data: { tenant: c.tenant, hold: c.hold, released_ms: c.now } }]);
     case 'RequestErasure':
       if (!s.exists) return E.left(notFound('tenant'));
-      return E.right(s.pending_erasures.includes(c.data_subject) ? [] : [{ type: 'ErasureRequested', data: { tenant: c.tenant, data_subject: c.data_subject, requested_ms: c.now } }]);
+      return E.right(
+        s.pending_erasures.includes(c.data_subject)
+          ? []
+          : [{ type: 'ErasureRequested', data: { tenant: c.tenant, data_subject: c.data_subject, requested_ms: c.now } }],
+      );
     case 'CompleteErasure':
       if (!s.exists) return E.left(notFound('tenant'));
-      return E.right([{ type: 'SubjectKeyShredded', data: { tenant: c.tenant, data_subject: c.data_subject, records: c.records, receipt: c.receipt, shredded_ms: c.now } }]);
+      return E.right([
+        { type: 'SubjectKeyShredded', data: { tenant: c.tenant, data_subject: c.data_subject, records: c.records, receipt: c.receipt, shredded_ms: c.now } },
+      ]);
     case 'IssueReceipt':
       if (!s.exists) return E.left(notFound('tenant'));
       // One receipt per batch: a retry finishing the same batch keeps the first.

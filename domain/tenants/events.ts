@@ -52,7 +52,10 @@ const BatchItem = t.union([
   t.type({ kind: t.literal('grant_narrowed'), grantee: t.string, scope: t.string }),
   t.type({ kind: t.literal('plugin_removed'), plugin: t.string }),
   t.type({ kind: t.literal('api_key_revoked'), key: t.string }),
-  t.intersection([t.type({ kind: t.literal('person_change'), person: t.string }), t.partial({ remove_roles: t.array(t.string), remove_teams: t.array(t.string) })]),
+  t.intersection([
+    t.type({ kind: t.literal('person_change'), person: t.string }),
+    t.partial({ remove_roles: t.array(t.string), remove_teams: t.array(t.string) }),
+  ]),
   // Only a settings change implies these (domain/tenants/withdrawn.ts).
   t.type({ kind: t.literal('start_role_removed'), role: t.string }),
   t.type({ kind: t.literal('start_team_removed'), team: t.string }),
@@ -99,7 +102,14 @@ export const RevocationReceiptIssued = defineEvent(
   t.type({ tenant: t.string, epoch: t.number, receipt: t.UnknownRecord, issued_ms: t.number }),
 );
 
-export const tenantEventSchemas = [TenantCreated, TenantSettingsChanged, PluginInstalled, RevocationBatchApplied, RevocationReceiptIssued, AgentKillLifted] as const;
+export const tenantEventSchemas = [
+  TenantCreated,
+  TenantSettingsChanged,
+  PluginInstalled,
+  RevocationBatchApplied,
+  RevocationReceiptIssued,
+  AgentKillLifted,
+] as const;
 
 export type TenantEvent =
   | EventOf<typeof TenantCreated>

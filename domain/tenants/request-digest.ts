@@ -10,5 +10,11 @@ import type { BatchItem } from './events.ts';
 export const batchDigest = (items: readonly BatchItem[]): string => sha256Hex(canonicalJson({ kind: 'revocations', items }));
 
 /** An install as the decider normalised it (scopes deduplicated, startup null when none). */
-export const installDigest = (p: { name: string; scopes: readonly string[]; functions: readonly string[]; agents: readonly string[]; startup: string | null }): string =>
+export const installDigest = (p: {
+  name: string;
+  scopes: readonly string[];
+  functions: readonly string[];
+  agents: readonly string[];
+  startup: string | null;
+}): string =>
   sha256Hex(canonicalJson({ kind: 'plugin', name: p.name, scopes: [...p.scopes].sort(), functions: p.functions, agents: p.agents, startup: p.startup }));

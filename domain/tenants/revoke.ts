@@ -54,7 +54,13 @@ export const applyItems = (before: Authority, items: readonly BatchItem[]): Auth
         break;
     }
   }
-  const settings = { ...before.settings, grants: Object.fromEntries(grants), people: Object.fromEntries(people), start_roles: startRoles, start_teams: startTeams };
+  const settings = {
+    ...before.settings,
+    grants: Object.fromEntries(grants),
+    people: Object.fromEntries(people),
+    start_roles: startRoles,
+    start_teams: startTeams,
+  };
   return { settings, plugins: Object.fromEntries(plugins), removed };
 };
 

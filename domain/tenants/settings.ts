@@ -51,8 +51,7 @@ export const applyPatch = (settings: TenantSettings, patch: TenantSettingsPatch)
 
 /** Rules that span fields, which a schema for one field cannot see. */
 export const settingsProblem = (s: TenantSettings): { field: string; reason: string } | null => {
-  if (s.default_end_days > s.max_end_days)
-    return { field: 'settings.default_end_days', reason: `must not exceed max_end_days (${s.max_end_days})` };
+  if (s.default_end_days > s.max_end_days) return { field: 'settings.default_end_days', reason: `must not exceed max_end_days (${s.max_end_days})` };
   for (const person of Object.keys(s.people)) {
     const why = subjectProblem(person);
     if (why !== null) return { field: 'settings.people', reason: `${JSON.stringify(person)}: ${why}` };

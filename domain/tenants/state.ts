@@ -100,7 +100,10 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         },
         killed_agents: [...new Set([...state.killed_agents, ...killed])],
         revoked_keys: [...new Set([...state.revoked_keys, ...keys])],
-        requests: d.request_id === undefined ? state.requests : { ...state.requests, [d.request_id]: { kind: 'revocations', epoch: d.epoch, digest: batchDigest(d.items) } },
+        requests:
+          d.request_id === undefined
+            ? state.requests
+            : { ...state.requests, [d.request_id]: { kind: 'revocations', epoch: d.epoch, digest: batchDigest(d.items) } },
       };
     }
     case 'RevocationReceiptIssued':

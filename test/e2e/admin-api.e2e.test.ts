@@ -7,7 +7,9 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({ testClock: true });
   expect((await svc.admin('POST', '/v1/tenants', { id: 'acme' })).status).toBe(201);
-  expect((await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save', 'boot'], agents: ['scribe'], startup: 'boot' })).status).toBe(201);
+  expect(
+    (await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save', 'boot'], agents: ['scribe'], startup: 'boot' })).status,
+  ).toBe(201);
 });
 afterAll(async () => {
   await svc?.stop();
@@ -20,7 +22,11 @@ describe('admin API: tenants and plugins', () => {
   it('creates a tenant with defaults, reads it back, and changes its settings', async () => {
     const created = await svc.admin('POST', '/v1/tenants', { id: 'beta', settings: { retention_days: 30, caps: { records: 10, bytes: 1000 } } });
     expect(created.status).toBe(201);
-    expect(created.body.tenant).toMatchObject({ id: 'beta', authority_epoch: 1, settings: { retention_days: 30, default_end_days: 90, caps: { records: 10, bytes: 1000 } } });
+    expect(created.body.tenant).toMatchObject({
+      id: 'beta',
+      authority_epoch: 1,
+      settings: { retention_days: 30, default_end_days: 90, caps: { records: 10, bytes: 1000 } },
+    });
     const patched = await svc.admin('PATCH', '/v1/tenants/beta', { label_walls: [['secret', 'public']], grants: { notes: ['plugin:search'] } });
     expect(patched.status).toBe(200);
     expect(patched.body.tenant.settings).toMatchObject({ label_walls: [['secret', 'public']], retention_days: 30 });
@@ -43,7 +49,13 @@ describe('admin API: jobs and calls', () => {
     const started = await job('j-store', { data_subject: 'user:ada', labels: ['pii'] });
     expect(started.status).toBe(201);
     expect(started.body.job).toMatchObject({
-      id: 'j-store', agent: 'scribe', plugin: 'notes', subject: 'case-7', data_subject: 'user:ada', labels: ['pii'], status: 'running',
+      id: 'j-store',
+      agent: 'scribe',
+      plugin: 'notes',
+      subject: 'case-7',
+      data_subject: 'user:ada',
+      labels: ['pii'],
+      status: 'running',
       purpose: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const named = await svc.admin('POST', '/v1/tenants/acme/jobs', { agent: 'scribe', plugin: 'notes', subject: 's', purpose: 'routine:nightly' });
@@ -130,8 +142,15 @@ describe('admin API: jobs and calls', () => {
   });
 
   it('answers unknown tenants, jobs, calls and routes with 404 JSON', async () => {
-    expect((await svc.admin('POST', '/v1/tenants/nobody/jobs', { agent: 'scribe', plugin: 'notes', subject: 's' })).body).toEqual({ error: 'not_found', what: 'tenant' });
-    expect((await svc.admin('POST', '/v1/tenants/acme/jobs', { agent: 'scribe', plugin: 'ghost', subject: 's' })).body).toEqual({ error: 'not_found', what: 'plugin', plugin: 'ghost' });
+    expect((await svc.admin('POST', '/v1/tenants/nobody/jobs', { agent: 'scribe', plugin: 'notes', subject: 's' })).body).toEqual({
+      error: 'not_found',
+      what: 'tenant',
+    });
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs', { agent: 'scribe', plugin: 'ghost', subject: 's' })).body).toEqual({
+      error: 'not_found',
+      what: 'plugin',
+      plugin: 'ghost',
+    });
     expect((await svc.admin('GET', '/v1/tenants/acme/jobs/none')).status).toBe(404);
     expect((await svc.admin('POST', '/v1/tenants/acme/jobs/none/calls', { function: 'save' })).body).toEqual({ error: 'not_found', what: 'job' });
     expect((await svc.admin('POST', `/v1/tenants/acme/jobs/j-store/calls/${crypto.randomUUID()}/end`)).body).toEqual({ error: 'not_found', what: 'call' });
@@ -212,7 +231,15 @@ describe('system endpoints', () => {
     expect(await health.json()).toMatchObject({ status: 'ok', event_store: 'postgres' });
     const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, any> };
     expect(doc.openapi).toBe('3.1.0');
-    for (const p of ['/v1/tenants', '/v1/tenants/{t}', '/v1/tenants/{t}/plugins', '/v1/tenants/{t}/jobs', '/v1/tenants/{t}/jobs/{id}/calls', '/v1/tenants/{t}/jobs/{id}/calls/{call}/end', '/v1/tenants/{t}/jobs/{id}/end'])
+    for (const p of [
+      '/v1/tenants',
+      '/v1/tenants/{t}',
+      '/v1/tenants/{t}/plugins',
+      '/v1/tenants/{t}/jobs',
+      '/v1/tenants/{t}/jobs/{id}/calls',
+      '/v1/tenants/{t}/jobs/{id}/calls/{call}/end',
+      '/v1/tenants/{t}/jobs/{id}/end',
+    ])
       expect(Object.keys(doc.paths)).toContain(p);
     const startJob = doc.paths['/v1/tenants/{t}/jobs'].post.requestBody.content['application/json'].schema;
     expect(startJob.properties).toHaveProperty('agent');

@@ -40,7 +40,8 @@ const kafka = async (docker: boolean): Promise<Found> => {
       stop: async () => void (await container.stop()),
     };
   }
-  if (!(await has('java')) || !(await has('mvn'))) return { address: '', source: 'KAFKA_BROKERS is not set, no Docker engine answers, and Java or Maven is missing' };
+  if (!(await has('java')) || !(await has('mvn')))
+    return { address: '', source: 'KAFKA_BROKERS is not set, no Docker engine answers, and Java or Maven is missing' };
   const dir = mkdtempSync(path.join(tmpdir(), 'custodian-test-kafka-'));
   const script = path.join(root, 'scripts/kafka-broker.sh');
   try {
@@ -84,8 +85,10 @@ export const startComponents = async (project: TestProject, docker: boolean): Pr
   project.provide('kafkaSource', k.source);
   project.provide('esdbUrl', e.address);
   project.provide('esdbSource', e.source);
-  process.stderr.write(`components: kafka ${k.address ? `at ${k.address} (${k.source})` : `unavailable: ${k.source}`}; ` +
-    `eventstoredb ${e.address ? `at ${e.address} (${e.source})` : `unavailable: ${e.source}`}\n`);
+  process.stderr.write(
+    `components: kafka ${k.address ? `at ${k.address} (${k.source})` : `unavailable: ${k.source}`}; ` +
+      `eventstoredb ${e.address ? `at ${e.address} (${e.source})` : `unavailable: ${e.source}`}\n`,
+  );
   return async () => {
     await Promise.all([k.stop?.(), e.stop?.()]);
   };

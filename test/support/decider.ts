@@ -31,7 +31,8 @@ export interface Decided<Ev, S> {
   refused(): Refusal;
 }
 
-const describeDecision = (d: E.Either<Refusal, readonly unknown[]>) => (E.isLeft(d) ? `refused ${JSON.stringify(d.left)}` : `accepted ${JSON.stringify(d.right)}`);
+const describeDecision = (d: E.Either<Refusal, readonly unknown[]>) =>
+  E.isLeft(d) ? `refused ${JSON.stringify(d.left)}` : `accepted ${JSON.stringify(d.right)}`;
 
 export const specify = <C, Ev, S>(decider: Decider<C, Ev, S>) => ({
   given: (history: readonly Ev[]) => ({

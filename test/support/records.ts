@@ -15,7 +15,19 @@ let jobs = 0;
 export const caller = async (
   svc: TestService,
   tenant: string,
-  opts: { start?: Record<string, unknown>; job?: string; agent?: string; plugin?: string; fn?: string; input?: unknown; purpose?: string; data_subject?: string; labels?: string[]; step?: number; startup?: boolean } = {},
+  opts: {
+    start?: Record<string, unknown>;
+    job?: string;
+    agent?: string;
+    plugin?: string;
+    fn?: string;
+    input?: unknown;
+    purpose?: string;
+    data_subject?: string;
+    labels?: string[];
+    step?: number;
+    startup?: boolean;
+  } = {},
 ): Promise<Caller> => {
   const job = opts.job ?? `job-${++jobs}-${Date.now()}`;
   const start = {

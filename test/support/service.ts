@@ -24,7 +24,15 @@ export const startTestService = async (options: { testClock?: boolean; shareWith
   const db = options.shareWith ? null : await freshDatabase();
   const databaseUrl = options.shareWith?.databaseUrl ?? db!.url;
   const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
-  const service = await startService({ databaseUrl, adminKey: ADMIN_KEY, masterKey, auditKey: newAuditKey(), port: 0, testClock: options.testClock ?? false, ...(options.kafka ? { kafka: options.kafka } : {}) });
+  const service = await startService({
+    databaseUrl,
+    adminKey: ADMIN_KEY,
+    masterKey,
+    auditKey: newAuditKey(),
+    port: 0,
+    testClock: options.testClock ?? false,
+    ...(options.kafka ? { kafka: options.kafka } : {}),
+  });
   return {
     ...service,
     databaseUrl,

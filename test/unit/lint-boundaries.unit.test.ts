@@ -26,7 +26,9 @@ describe('layer boundaries (eslint no-restricted-imports)', () => {
   });
 
   it('ports and other domain modules pass', async () => {
-    expect(await restricted('commands/x.ts', "import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';\nexport type X = ReceiptSigner;\n")).toEqual([]);
+    expect(
+      await restricted('commands/x.ts', "import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';\nexport type X = ReceiptSigner;\n"),
+    ).toEqual([]);
     expect(await restricted('domain/jobs/x.ts', "import type { Refusal } from '../shared/refusal.ts';\nexport type X = Refusal;\n")).toEqual([]);
   });
 

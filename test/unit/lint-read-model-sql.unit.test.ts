@@ -27,18 +27,23 @@ const check = (files: Record<string, string>) => {
 
 describe('read-model SQL only in projections and queries', () => {
   it('passes when only projections, queries, tests and benches name rm_ tables', () => {
-    expect(check({
-      'projections/jobs.ts': "q('UPDATE rm_jobs SET x = 1')\n",
-      'queries/jobs.ts': "q('SELECT * FROM rm_jobs')\n",
-      'test/x.test.ts': "q('SELECT * FROM rm_jobs')\n",
-      'bench/x.ts': "q('SELECT * FROM rm_jobs')\n",
-      'commands/jobs.ts': "handle('job')\n",
-    }).status).toBe(0);
+    expect(
+      check({
+        'projections/jobs.ts': "q('UPDATE rm_jobs SET x = 1')\n",
+        'queries/jobs.ts': "q('SELECT * FROM rm_jobs')\n",
+        'test/x.test.ts': "q('SELECT * FROM rm_jobs')\n",
+        'bench/x.ts': "q('SELECT * FROM rm_jobs')\n",
+        'commands/jobs.ts': "handle('job')\n",
+      }).status,
+    ).toBe(0);
   });
 
-  it.each([['commands/jobs.ts'], ['adapters/http/routes/audit.ts'], ['adapters/service.ts'], ['domain/x/y.ts']])('fails naming the line when %s names one', (path) => {
-    const { status, stderr } = check({ [path]: "const sql = 'SELECT id FROM rm_tenants';\n" });
-    expect(status).toBe(1);
-    expect(stderr).toContain(`./${path}:1:`);
-  });
+  it.each([['commands/jobs.ts'], ['adapters/http/routes/audit.ts'], ['adapters/service.ts'], ['domain/x/y.ts']])(
+    'fails naming the line when %s names one',
+    (path) => {
+      const { status, stderr } = check({ [path]: "const sql = 'SELECT id FROM rm_tenants';\n" });
+      expect(status).toBe(1);
+      expect(stderr).toContain(`./${path}:1:`);
+    },
+  );
 });

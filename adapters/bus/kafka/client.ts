@@ -12,7 +12,10 @@ export interface KafkaSettings {
 }
 
 export const kafkaSettingsFromEnv = (env: NodeJS.ProcessEnv = process.env): KafkaSettings | null => {
-  const brokers = (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
+  const brokers = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (brokers.length === 0) return null;
   const partitions = Number(env.KAFKA_PARTITIONS ?? 6);
   if (!Number.isInteger(partitions) || partitions < 1) throw new Error(`KAFKA_PARTITIONS must be a positive integer, not ${env.KAFKA_PARTITIONS}`);
@@ -50,7 +53,7 @@ export const ensureTopic = async (kafka: Kafka, s: KafkaSettings) => {
   await admin.connect();
   try {
     const topics = await admin.listTopics();
-    if (!topics.includes(s.topic)) 
+    if (!topics.includes(s.topic))
       await admin.createTopics({
         topics: [
           {

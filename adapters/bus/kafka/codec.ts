@@ -59,6 +59,6 @@ export const decodeEvent = (key: Buffer | string | null, value: Buffer | string 
   const parsed = envelope.safeParse(json);
   if (!parsed.success) return { ok: false, error: `value is not an event envelope: ${parsed.error.issues[0]?.message ?? 'invalid'}` };
   const { v: _v, ...event } = parsed.data;
-  if (key === null || key.toString() !== event.stream) return { ok: false, error: 'key is not the event\'s stream' };
+  if (key === null || key.toString() !== event.stream) return { ok: false, error: "key is not the event's stream" };
   return { ok: true, event };
 };

@@ -51,7 +51,8 @@ export const startProjectionConsumer = async (
   o: ProjectionConsumerOptions,
 ): Promise<ProjectionConsumer> => {
   const global = projections.filter((p) => p.order !== 'stream');
-  if (global.length > 0) throw new Error(`projections ${global.map((p) => p.name).join(', ')} need the log's global order; a consumer group only keeps each stream's`);
+  if (global.length > 0)
+    throw new Error(`projections ${global.map((p) => p.name).join(', ')} need the log's global order; a consumer group only keeps each stream's`);
   await ensureProjectionSchemas(db, projections);
   await db.query(CONSUMER_OFFSETS_SCHEMA);
   const chunkSize = o.chunk ?? 200;

@@ -36,13 +36,20 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
   const known = (tenant: string) => tenantExists(deps.db, tenant);
 
   r.post('/v1/tenants/:t/holds', { schema: { params: TenantParams, body: HoldBody, security, tags: ['compliance'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.compliance.placeHold(req.params.t, req.body.selector, req.body.reason), (v) => ({ hold: v.hold }), 201));
+    answer(reply, deps.runner, await deps.compliance.placeHold(req.params.t, req.body.selector, req.body.reason), (v) => ({ hold: v.hold }), 201),
+  );
 
   r.delete('/v1/tenants/:t/holds/:hold', { schema: { params: HoldParams, security, tags: ['compliance'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.compliance.releaseHold(req.params.t, req.params.hold), ({ released, resumed }) => ({ released, resumed })));
+    answer(reply, deps.runner, await deps.compliance.releaseHold(req.params.t, req.params.hold), ({ released, resumed }) => ({ released, resumed })),
+  );
 
   r.post('/v1/tenants/:t/erasures', { schema: { params: TenantParams, body: ErasureBody, security, tags: ['compliance'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.compliance.erase(req.params.t, req.body.data_subject), ({ erased, deferred, receipt }) => ({ erased, deferred, receipt })));
+    answer(reply, deps.runner, await deps.compliance.erase(req.params.t, req.body.data_subject), ({ erased, deferred, receipt }) => ({
+      erased,
+      deferred,
+      receipt,
+    })),
+  );
 
   r.post('/v1/tenants/:t/retention/run', { schema: { params: TenantParams, security, tags: ['compliance'] } }, async (req, reply) => {
     const result = await deps.compliance.retention(req.params.t);
@@ -63,7 +70,13 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
     });
     // Exports are audited; the audit fact lands after the position the export was built to.
     const { position, records, versions, sha256 } = exported;
-    const audited = await handleCommand(deps.store, `exports:${req.params.t}`, exportDecider, { tenant: req.params.t, position, records, versions, sha256, now: deps.clock.now() }, { tenant: req.params.t });
+    const audited = await handleCommand(
+      deps.store,
+      `exports:${req.params.t}`,
+      exportDecider,
+      { tenant: req.params.t, position, records, versions, sha256, now: deps.clock.now() },
+      { tenant: req.params.t },
+    );
     if (E.isLeft(audited)) return reply.code(statusOf(audited.left)).send(audited.left);
     return reply.header('content-type', 'application/x-ndjson').send(exported.text);
   });
@@ -72,14 +85,18 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
   // the admin key passed (the admin scope's onRequest hook, before any body is read).
   void app.register(async (scope) => {
     scope.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) => done(null, String(body)));
-    scope.withTypeProvider<ZodTypeProvider>().post('/v1/tenants/:t/import', {
-      bodyLimit: MAX_IMPORT_BYTES,
-      schema: { params: TenantParams, security, tags: ['compliance'], summary: 'load an export (application/x-ndjson) into an empty tenant' },
-    }, async (req, reply) => {
-      if (typeof req.body !== 'string') return reply.code(415).send(refusal('unsupported_media_type', { reason: 'send the export as application/x-ndjson' }));
-      const bad = importRefusal(req.body);
-      if (bad) return reply.code(400).send(bad);
-      return answer(reply, deps.runner, await importTenant(deps, req.params.t, req.body), ({ records, versions }) => ({ records, versions }));
-    });
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      '/v1/tenants/:t/import',
+      {
+        bodyLimit: MAX_IMPORT_BYTES,
+        schema: { params: TenantParams, security, tags: ['compliance'], summary: 'load an export (application/x-ndjson) into an empty tenant' },
+      },
+      async (req, reply) => {
+        if (typeof req.body !== 'string') return reply.code(415).send(refusal('unsupported_media_type', { reason: 'send the export as application/x-ndjson' }));
+        const bad = importRefusal(req.body);
+        if (bad) return reply.code(400).send(bad);
+        return answer(reply, deps.runner, await importTenant(deps, req.params.t, req.body), ({ records, versions }) => ({ records, versions }));
+      },
+    );
   });
 };

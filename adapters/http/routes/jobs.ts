@@ -12,9 +12,14 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
 
   r.post('/v1/tenants/:t/jobs', { schema: { params: TenantParams, body: StartJobBody, security, tags: ['runtime'] } }, async (req, reply) => {
     const { id, ...request } = req.body;
-    return answer(reply, deps.runner, await deps.jobs.start(req.params.t, id, request, { correlationId: req.id }), (v) => ({ job: v.job, envelope: v.envelope }),
+    return answer(
+      reply,
+      deps.runner,
+      await deps.jobs.start(req.params.t, id, request, { correlationId: req.id }),
+      (v) => ({ job: v.job, envelope: v.envelope }),
       // A retried start that changed nothing answers 200, a new job (or run) 201.
-      (v) => (v.position === null ? 200 : 201));
+      (v) => (v.position === null ? 200 : 201),
+    );
   });
 
   r.get('/v1/tenants/:t/jobs/:id', { schema: { params: JobParams, security, tags: ['runtime'] } }, async (req, reply) => {
@@ -25,18 +30,26 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   r.post('/v1/tenants/:t/jobs/:id/calls', { schema: { params: JobParams, body: MintCallBody, security, tags: ['runtime'] } }, async (req, reply) => {
     const { t, id } = req.params;
     const result = await deps.jobs.mintCall(t, id, req.body.function, { step: req.body.step, startup: req.body.startup }, { correlationId: req.id });
-    return answer(reply, deps.runner, result, (c) => ({
-      call: { id: c.call, step: c.step, function: c.function, startup: c.startup },
-      _meta: {
-        'oz0/records': { url: `${deps.publicUrl()}/v1/records`, ticket: c.ticket, agent: c.agent },
-        'oz0/idempotency_key': c.idempotency_key,
-      },
-    }), 201);
+    return answer(
+      reply,
+      deps.runner,
+      result,
+      (c) => ({
+        call: { id: c.call, step: c.step, function: c.function, startup: c.startup },
+        _meta: {
+          'oz0/records': { url: `${deps.publicUrl()}/v1/records`, ticket: c.ticket, agent: c.agent },
+          'oz0/idempotency_key': c.idempotency_key,
+        },
+      }),
+      201,
+    );
   });
 
   r.post('/v1/tenants/:t/jobs/:id/calls/:call/end', { schema: { params: CallParams, body: EmptyBody, security, tags: ['runtime'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.jobs.endCall(req.params.t, req.params.id, req.params.call, { correlationId: req.id }), (v) => ({ call: v.call })));
+    answer(reply, deps.runner, await deps.jobs.endCall(req.params.t, req.params.id, req.params.call, { correlationId: req.id }), (v) => ({ call: v.call })),
+  );
 
   r.post('/v1/tenants/:t/jobs/:id/end', { schema: { params: JobParams, body: EmptyBody, security, tags: ['runtime'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.jobs.end(req.params.t, req.params.id, { correlationId: req.id }), (v) => ({ job: v.job })));
+    answer(reply, deps.runner, await deps.jobs.end(req.params.t, req.params.id, { correlationId: req.id }), (v) => ({ job: v.job })),
+  );
 };

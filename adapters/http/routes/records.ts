@@ -52,16 +52,20 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
     admit(req, { purpose: admitted.purpose, admitted: admitted.outcome.right });
   };
 
-  app.post('/v1/records', {
-    config: TICKET,
-    bodyLimit: MAX_RECORDS_REQUEST_BYTES,
-    onRequest: gate,
-    schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
-  }, async (req, reply) => {
-    const admission = admissionOf<Admitted>(req)?.admitted;
-    // The gate answers every request it does not admit; this is the deny-by-default backstop.
-    if (!admission) return send(reply, '', E.left(refusal('ticket')));
-    const answer = await deps.service.run(admission, shapeOf(req.body));
-    return send(reply, answer.purpose, answer.outcome);
-  });
+  app.post(
+    '/v1/records',
+    {
+      config: TICKET,
+      bodyLimit: MAX_RECORDS_REQUEST_BYTES,
+      onRequest: gate,
+      schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
+    },
+    async (req, reply) => {
+      const admission = admissionOf<Admitted>(req)?.admitted;
+      // The gate answers every request it does not admit; this is the deny-by-default backstop.
+      if (!admission) return send(reply, '', E.left(refusal('ticket')));
+      const answer = await deps.service.run(admission, shapeOf(req.body));
+      return send(reply, answer.purpose, answer.outcome);
+    },
+  );
 };

@@ -26,10 +26,12 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
   r.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
 
   r.get('/metrics', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) =>
-    reply.header('content-type', metrics.contentType).send(await metrics.metrics()));
+    reply.header('content-type', metrics.contentType).send(await metrics.metrics()),
+  );
 
   r.get('/v1/audit-key', { config: PUBLIC, schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
-    reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey));
+    reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey),
+  );
 };
 
 /** `POST /v1/_clock`, an admin route, only with CUSTODIAN_TEST_CLOCK=1. */

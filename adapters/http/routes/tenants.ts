@@ -11,7 +11,8 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.post('/v1/tenants', { schema: { body: CreateTenantBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.tenants.create(req.body.id, req.body.settings ?? {}, { correlationId: req.id }), (v) => ({ tenant: v.tenant }), 201));
+    answer(reply, deps.runner, await deps.tenants.create(req.body.id, req.body.settings ?? {}, { correlationId: req.id }), (v) => ({ tenant: v.tenant }), 201),
+  );
 
   r.get('/v1/tenants/:t', { schema: { params: TenantParams, security, tags: ['admin'] } }, async (req, reply) => {
     const tenant = await getTenant(deps.db, req.params.t);
@@ -22,18 +23,37 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
     answer(reply, deps.runner, await deps.revocations.changeSettings(req.params.t, req.body, { correlationId: req.id }), (v) => ({
       tenant: v.tenant,
       // A change that took authority away was a revocation batch (SPEC §6).
-      ...(v.revocation ? { revocation: { epoch: v.revocation.epoch, stopped: v.revocation.stopped, indeterminate: v.revocation.indeterminate, receipt: v.revocation.receipt } } : {}),
-    })));
+      ...(v.revocation
+        ? { revocation: { epoch: v.revocation.epoch, stopped: v.revocation.stopped, indeterminate: v.revocation.indeterminate, receipt: v.revocation.receipt } }
+        : {}),
+    })),
+  );
 
   r.post('/v1/tenants/:t/plugins', { schema: { params: TenantParams, body: InstallPluginBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
-      (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }), 201));
+    answer(
+      reply,
+      deps.runner,
+      await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
+      (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }),
+      201,
+    ),
+  );
 
   r.post('/v1/tenants/:t/revocations', { schema: { params: TenantParams, body: RevocationsBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.revocations.apply(req.params.t, req.body.revocations, req.body.request_id), ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt })));
+    answer(
+      reply,
+      deps.runner,
+      await deps.revocations.apply(req.params.t, req.body.revocations, req.body.request_id),
+      ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt }),
+    ),
+  );
 
-  r.delete('/v1/tenants/:t/kills/:plugin/:agent', { schema: { params: KillParams, security, tags: ['admin'], summary: 'lifts a kill_agent: the agent starts jobs again' } }, async (req, reply) => {
-    const agent = `${req.params.plugin}/${req.params.agent}`;
-    return answer(reply, deps.runner, await deps.tenants.liftKill(req.params.t, agent, { correlationId: req.id }), () => ({ agent, lifted: true }));
-  });
+  r.delete(
+    '/v1/tenants/:t/kills/:plugin/:agent',
+    { schema: { params: KillParams, security, tags: ['admin'], summary: 'lifts a kill_agent: the agent starts jobs again' } },
+    async (req, reply) => {
+      const agent = `${req.params.plugin}/${req.params.agent}`;
+      return answer(reply, deps.runner, await deps.tenants.liftKill(req.params.t, agent, { correlationId: req.id }), () => ({ agent, lifted: true }));
+    },
+  );
 };

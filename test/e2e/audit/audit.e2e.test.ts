@@ -29,7 +29,9 @@ const b64 = (s: string) => Buffer.from(s, 'base64');
 const cli = async (...args: string[]) => {
   try {
     const r = await promisify(execFile)(process.execPath, [path.join(root, 'bin/custodian.js'), ...args], {
-      encoding: 'utf8', env: { ...process.env, CUSTODIAN_URL: svc.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY }, maxBuffer: 64 << 20,
+      encoding: 'utf8',
+      env: { ...process.env, CUSTODIAN_URL: svc.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY },
+      maxBuffer: 64 << 20,
     });
     return { code: 0, out: r.stdout };
   } catch (error) {
@@ -66,9 +68,17 @@ describe('the audit log', () => {
     const kinds = entries.map((e) => e.kind);
     for (const k of ['job_started', 'envelope_block', 'write', 'read']) expect(kinds).toContain(k);
     expect(entries.find((e) => e.kind === 'read' && e.op === 'get')).toMatchObject({
-      job: bob.job, agent: 'clerk', subject: 'user:bob', records: [{ scope: 'tenant', key: 'r1', version: 1 }],
+      job: bob.job,
+      agent: 'clerk',
+      subject: 'user:bob',
+      records: [{ scope: 'tenant', key: 'r1', version: 1 }],
     });
-    expect(entries.find((e) => e.kind === 'write')).toMatchObject({ job: ada.job, agent: 'scribe', subject: 'user:ada', records: [{ scope: 'tenant', key: 'r1', version: 1 }] });
+    expect(entries.find((e) => e.kind === 'write')).toMatchObject({
+      job: ada.job,
+      agent: 'scribe',
+      subject: 'user:ada',
+      records: [{ scope: 'tenant', key: 'r1', version: 1 }],
+    });
     expect(all.join('\n')).not.toContain(BODY);
   });
 
@@ -96,7 +106,9 @@ describe('the audit log', () => {
       expect(b64(p.leaf_hash).equals(leafHash(Buffer.from(all[i]!)))).toBe(true);
       expect(verifyInclusion(i, cp.size, b64(p.leaf_hash), p.proof.map(b64), b64(cp.root))).toBe(true);
     }
-    const refused = await fetch(`${svc.url}/v1/tenants/acme/audit/proof?leaf=${cp.size}&size=${cp.size}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const refused = await fetch(`${svc.url}/v1/tenants/acme/audit/proof?leaf=${cp.size}&size=${cp.size}`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
     expect(refused.status).toBe(400);
   });
 
@@ -128,7 +140,11 @@ describe('the audit log', () => {
     await svc.runner.catchUp();
     const { rows } = await svc.pool.query(`SELECT seq, line FROM rm_audit WHERE tenant = 'acme' AND kind = 'read' ORDER BY seq LIMIT 1`);
     const seq = Number(rows[0].seq);
-    await svc.pool.query(`UPDATE rm_audit SET line = replace(line, $3, 'user:eve') WHERE tenant = 'acme' AND seq = $1 AND line LIKE $2`, [seq, '%user:bob%', 'user:bob']);
+    await svc.pool.query(`UPDATE rm_audit SET line = replace(line, $3, 'user:eve') WHERE tenant = 'acme' AND seq = $1 AND line LIKE $2`, [
+      seq,
+      '%user:bob%',
+      'user:bob',
+    ]);
     const bundle = await cli('audit', 'download', '--tenant', 'acme');
     writeFileSync(path.join(dir, 'tampered.json'), bundle.out);
     const verified = await cli('audit', 'verify', path.join(dir, 'tampered.json'), '--public-key', path.join(dir, 'audit.pem'));
@@ -141,6 +157,8 @@ describe('the audit log', () => {
     const edited = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8'));
     edited.checkpoint.size += 1;
     writeFileSync(path.join(dir, 'edited.json'), JSON.stringify(edited));
-    expect((await cli('audit', 'verify', path.join(dir, 'edited.json'), '--public-key', path.join(dir, 'audit.pem'))).out).toContain('signature does not verify');
+    expect((await cli('audit', 'verify', path.join(dir, 'edited.json'), '--public-key', path.join(dir, 'audit.pem'))).out).toContain(
+      'signature does not verify',
+    );
   });
 });

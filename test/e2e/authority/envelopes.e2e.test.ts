@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const start = (body: Record<string, unknown>) => svc.admin('POST', '/v1/tenants/acme/jobs', { agent: 'lead', plugin: 'boss', subject: 'user:ada', input: 'plan it', ...body });
+const start = (body: Record<string, unknown>) =>
+  svc.admin('POST', '/v1/tenants/acme/jobs', { agent: 'lead', plugin: 'boss', subject: 'user:ada', input: 'plan it', ...body });
 
 describe('block 0 and the envelope hash', () => {
   it('answers the job with its envelope; a retry gets the same envelope, a restart after the end a new one', async () => {
@@ -19,10 +20,37 @@ describe('block 0 and the envelope hash', () => {
     expect(first.status).toBe(201);
     const { envelope, job } = first.body;
     expect(envelope.blocks).toHaveLength(1);
-    expect(envelope.blocks[0].block).toMatchObject({ subject: 'user:ada', agent: 'lead', plugin: 'boss', install_gen: 1, budget_usd: 5, epoch: 1, level: 'L2', depth: 0 });
+    expect(envelope.blocks[0].block).toMatchObject({
+      subject: 'user:ada',
+      agent: 'lead',
+      plugin: 'boss',
+      install_gen: 1,
+      budget_usd: 5,
+      epoch: 1,
+      level: 'L2',
+      depth: 0,
+    });
     expect(Object.keys(envelope.blocks[0].block).sort()).toEqual([
-      'agent', 'agent_version', 'budget_usd', 'constraints_digest', 'depth', 'epoch', 'expires_ms', 'granted_by', 'install_gen', 'job', 'labels',
-      'level', 'level_policy_version', 'max_depth', 'plugin', 'policy_version', 'purpose', 'run', 'scopes', 'subject',
+      'agent',
+      'agent_version',
+      'budget_usd',
+      'constraints_digest',
+      'depth',
+      'epoch',
+      'expires_ms',
+      'granted_by',
+      'install_gen',
+      'job',
+      'labels',
+      'level',
+      'level_policy_version',
+      'max_depth',
+      'plugin',
+      'policy_version',
+      'purpose',
+      'run',
+      'scopes',
+      'subject',
     ]);
     expect(job.envelope).toBe(envelope.hash);
     expect(job.constraints_digest).toMatch(/^[0-9a-f]{64}$/);
@@ -40,11 +68,24 @@ describe('block 0 and the envelope hash', () => {
 describe('delegation only narrows', () => {
   it('appends a narrowed block for a child and copies constraints word for word', async () => {
     await start({ id: 'parent-1', budget_usd: 10, max_depth: 2, constraints: ['cite the ticket'] });
-    const child = await svc.admin('POST', '/v1/tenants/acme/jobs', { id: 'child-1', agent: 'hand', plugin: 'worker', subject: 'user:ada', parent: 'parent-1', budget_usd: 4 });
+    const child = await svc.admin('POST', '/v1/tenants/acme/jobs', {
+      id: 'child-1',
+      agent: 'hand',
+      plugin: 'worker',
+      subject: 'user:ada',
+      parent: 'parent-1',
+      budget_usd: 4,
+    });
     expect(child.status).toBe(201);
     const blocks = child.body.envelope.blocks;
     expect(blocks).toHaveLength(2);
-    expect(blocks[1].block).toMatchObject({ depth: 1, budget_usd: 4, subject: 'user:ada', epoch: 1, scopes: ['agent:worker/hand', 'plugin:worker', 'tool:worker/do'] });
+    expect(blocks[1].block).toMatchObject({
+      depth: 1,
+      budget_usd: 4,
+      subject: 'user:ada',
+      epoch: 1,
+      scopes: ['agent:worker/hand', 'plugin:worker', 'tool:worker/do'],
+    });
     expect(child.body.job).toMatchObject({ parent: 'parent-1', constraints: ['cite the ticket'] });
     const parent = await svc.admin('GET', '/v1/tenants/acme/jobs/parent-1');
     expect(child.body.job.constraints_digest).toBe(parent.body.job.constraints_digest);
@@ -55,7 +96,14 @@ describe('delegation only narrows', () => {
 
   it('refuses a child asking for more, names the field, and records the refusal on the parent', async () => {
     await start({ id: 'parent-2', budget_usd: 10 });
-    const wider = await svc.admin('POST', '/v1/tenants/acme/jobs', { id: 'child-2', agent: 'hand', plugin: 'worker', subject: 'user:ada', parent: 'parent-2', budget_usd: 11 });
+    const wider = await svc.admin('POST', '/v1/tenants/acme/jobs', {
+      id: 'child-2',
+      agent: 'hand',
+      plugin: 'worker',
+      subject: 'user:ada',
+      parent: 'parent-2',
+      budget_usd: 11,
+    });
     expect(wider.status).toBe(403);
     expect(wider.body).toEqual({ error: 'widening_refused', field: 'budget_usd', reason: expect.any(String) });
     const { rows } = await svc.pool.query(`SELECT data FROM custodian_events WHERE type = 'EnvelopeWideningRefused' AND stream = 'job:acme:parent-2'`);

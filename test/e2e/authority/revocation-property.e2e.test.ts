@@ -31,7 +31,9 @@ const item = fc.oneof(
   fc.constantFrom(...AGENTS).map((agent) => ({ kind: 'kill_agent', agent })),
   fc.constantFrom(...SCOPES).map((scope) => ({ kind: 'grant_narrowed', grantee: 'mail', scope })),
   fc.constantFrom('k1', 'k2').map((key) => ({ kind: 'api_key_revoked', key })),
-  fc.tuple(fc.constantFrom(...PEOPLE), fc.boolean()).map(([person, role]) => ({ kind: 'person_change', person, ...(role ? { remove_roles: ['admin'] } : { remove_teams: ['ops'] }) })),
+  fc
+    .tuple(fc.constantFrom(...PEOPLE), fc.boolean())
+    .map(([person, role]) => ({ kind: 'person_change', person, ...(role ? { remove_roles: ['admin'] } : { remove_teams: ['ops'] }) })),
 );
 const subset = <T>(xs: readonly T[]) => fc.subarray([...xs]);
 const person = fc.record({ roles: subset(['admin', 'dev']), teams: subset(['ops']) });
@@ -70,7 +72,15 @@ const hasPath = (m: Pick<Model, 'people' | 'start_roles' | 'start_teams'>, p: st
   (m.people[p]?.roles.some((r) => m.start_roles.includes(r)) ?? false) ||
   (m.people[p]?.teams.some((x) => m.start_teams.includes(x)) ?? false);
 const mailReaches = (grants: string[], scope: string) => grants.includes(scope) || (scope.startsWith('tool:notes/') && grants.includes('plugin:notes'));
-const clone = (m: Model): Model => ({ ...m, grants: [...m.grants], people: structuredClone(m.people), start_roles: [...m.start_roles], start_teams: [...m.start_teams], killed: new Set(m.killed), keys: new Set(m.keys) });
+const clone = (m: Model): Model => ({
+  ...m,
+  grants: [...m.grants],
+  people: structuredClone(m.people),
+  start_roles: [...m.start_roles],
+  start_teams: [...m.start_teams],
+  killed: new Set(m.killed),
+  keys: new Set(m.keys),
+});
 
 /** Judges a batch from the model before and after it, as SPEC §6 words it. */
 const judge = (before: Model, after: Model, items: Record<string, unknown>[], narrowed: string[]): Revocation[] => {
@@ -83,7 +93,8 @@ const judge = (before: Model, after: Model, items: Record<string, unknown>[], na
   for (const p of PEOPLE) if (hasPath(before, p) && !hasPath(after, p)) out.push({ kind: 'person_revoked', person: p });
   return out;
 };
-const sameSet = (a: Revocation[], b: Revocation[]) => expect([...new Set(a.map((x) => JSON.stringify(x)))].sort()).toEqual([...new Set(b.map((x) => JSON.stringify(x)))].sort());
+const sameSet = (a: Revocation[], b: Revocation[]) =>
+  expect([...new Set(a.map((x) => JSON.stringify(x)))].sort()).toEqual([...new Set(b.map((x) => JSON.stringify(x)))].sort());
 
 let runs = 0;
 const figures = { runs: 0, ops: 0, starts: 0, refusedStarts: 0, batches: 0, patchBatches: 0, stoppedSeen: 0 };
@@ -94,15 +105,23 @@ describe('property: a job runs iff no revocation since its epoch reaches it', ()
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
         const t = `prop${++runs}`;
         figures.runs++;
-        expect((await svc.admin('POST', '/v1/tenants', {
-          id: t,
-          settings: {
-            grants: { mail: [...SCOPES] },
-            start_roles: ['admin'],
-            start_teams: ['ops'],
-            people: { 'user:ada': { roles: ['admin'], teams: ['ops'] }, 'user:bob': { roles: ['admin'], teams: [] }, 'user:cy': { roles: [], teams: ['ops'] } },
-          },
-        })).status).toBe(201);
+        expect(
+          (
+            await svc.admin('POST', '/v1/tenants', {
+              id: t,
+              settings: {
+                grants: { mail: [...SCOPES] },
+                start_roles: ['admin'],
+                start_teams: ['ops'],
+                people: {
+                  'user:ada': { roles: ['admin'], teams: ['ops'] },
+                  'user:bob': { roles: ['admin'], teams: [] },
+                  'user:cy': { roles: [], teams: ['ops'] },
+                },
+              },
+            })
+          ).status,
+        ).toBe(201);
         await svc.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe', 'clerk'] });
         await svc.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'mail', functions: ['send'], agents: ['postman'] });
 
@@ -118,7 +137,13 @@ describe('property: a job runs iff no revocation since its epoch reaches it', ()
           epoch: 1,
         };
         /** The model's batch: one epoch step; the service's answer must agree with it. */
-        const record = (before: Model, after: Model, items: Record<string, unknown>[], narrowed: string[], answer: { epoch: number; receipt: { revocations: Revocation[] } }) => {
+        const record = (
+          before: Model,
+          after: Model,
+          items: Record<string, unknown>[],
+          narrowed: string[],
+          answer: { epoch: number; receipt: { revocations: Revocation[] } },
+        ) => {
           after.epoch = before.epoch + 1;
           const expected = judge(before, after, items, narrowed);
           expect(answer.epoch).toBe(after.epoch);
@@ -132,7 +157,10 @@ describe('property: a job runs iff no revocation since its epoch reaches it', ()
           if (o.op === 'start') {
             const [plugin, agent] = o.agent.split('/');
             const r = await svc.admin('POST', `/v1/tenants/${t}/jobs`, { id: `j${n}`, agent, plugin, subject: o.subject, purpose: 'routine:p' });
-            const refused = model.killed.has(o.agent) || (o.subject.startsWith('apikey:') && model.keys.has(o.subject.slice(7))) || (o.subject.startsWith('user:') && !hasPath(model, o.subject));
+            const refused =
+              model.killed.has(o.agent) ||
+              (o.subject.startsWith('apikey:') && model.keys.has(o.subject.slice(7))) ||
+              (o.subject.startsWith('user:') && !hasPath(model, o.subject));
             expect(r.status).toBe(refused ? 403 : 201);
             if (r.status === 201) {
               figures.starts++;
@@ -174,7 +202,10 @@ describe('property: a job runs iff no revocation since its epoch reaches it', ()
             if (c.start_teams) after.start_teams = [...c.start_teams];
             const lost = (a: string[], b: string[] | undefined) => a.some((x) => !(b ?? []).includes(x));
             const narrowed = model.grants.filter((g) => !after.grants.includes(g));
-            const withdrawn = narrowed.length > 0 || lost(model.start_roles, after.start_roles) || lost(model.start_teams, after.start_teams) ||
+            const withdrawn =
+              narrowed.length > 0 ||
+              lost(model.start_roles, after.start_roles) ||
+              lost(model.start_teams, after.start_teams) ||
               PEOPLE.some((p) => lost(model.people[p]!.roles, after.people[p]?.roles) || lost(model.people[p]!.teams, after.people[p]?.teams));
             expect(r.body.revocation !== undefined).toBe(withdrawn);
             if (withdrawn) {

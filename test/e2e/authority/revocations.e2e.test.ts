@@ -90,8 +90,11 @@ describe('revocation batches', () => {
     expect(removed.body.stopped.sort()).toEqual([other.job, viaMail.job].sort());
   });
 
-  it('two changes that together close a person\'s last path stop their jobs, while either alone would not', async () => {
-    for (const alone of [[{ kind: 'person_change', person: 'user:ada', remove_roles: ['admin'] }], [{ kind: 'person_change', person: 'user:ada', remove_teams: ['ops'] }]]) {
+  it("two changes that together close a person's last path stop their jobs, while either alone would not", async () => {
+    for (const alone of [
+      [{ kind: 'person_change', person: 'user:ada', remove_roles: ['admin'] }],
+      [{ kind: 'person_change', person: 'user:ada', remove_teams: ['ops'] }],
+    ]) {
       const t = await tenant();
       const ada = await caller(svc, t, { agent: 'scribe', start: { subject: 'user:ada' } });
       const r = await revoke(t, alone);
@@ -141,7 +144,10 @@ describe('receipts', () => {
       writeFileSync(key, pem);
       const cli = (f: string) => {
         try {
-          return { code: 0, out: execFileSync(process.execPath, [path.join(root, 'bin/custodian.js'), 'receipt', 'verify', f, '--public-key', key], { encoding: 'utf8' }) };
+          return {
+            code: 0,
+            out: execFileSync(process.execPath, [path.join(root, 'bin/custodian.js'), 'receipt', 'verify', f, '--public-key', key], { encoding: 'utf8' }),
+          };
         } catch (error) {
           const e = error as { status: number; stdout: string };
           return { code: e.status, out: e.stdout };

@@ -76,8 +76,11 @@ describe('a withdrawn grant is refused at once', () => {
     expect((await svc.admin('POST', `/v1/tenants/${t}/jobs/${mail.job}/calls`, { function: 'notes/save' })).status).toBe(403);
   });
 
-  it('a removed start role or a person\'s last role is a revocation; a change that only adds is plain settings', async () => {
-    const t = await tenant({ start_roles: ['admin', 'dev'], people: { 'user:ada': { roles: ['admin'], teams: [] }, 'user:bob': { roles: ['dev'], teams: [] } } });
+  it("a removed start role or a person's last role is a revocation; a change that only adds is plain settings", async () => {
+    const t = await tenant({
+      start_roles: ['admin', 'dev'],
+      people: { 'user:ada': { roles: ['admin'], teams: [] }, 'user:bob': { roles: ['dev'], teams: [] } },
+    });
     const ada = await caller(svc, t, { purpose: 'routine:r', start: { subject: 'user:ada' } });
     const bob = await caller(svc, t, { purpose: 'routine:r', start: { subject: 'user:bob' } });
     const added = await svc.admin('PATCH', `/v1/tenants/${t}`, { start_teams: ['ops'], grants: { mail: ['tool:notes/save'] } });
@@ -119,7 +122,10 @@ describe('revocations stick', () => {
 
   it('a removed plugin starts nothing until a new install; a revoked api key starts nothing', async () => {
     const t = await tenant();
-    await revoke(t, [{ kind: 'plugin_removed', plugin: 'mail' }, { kind: 'api_key_revoked', key: 'k-9' }]);
+    await revoke(t, [
+      { kind: 'plugin_removed', plugin: 'mail' },
+      { kind: 'api_key_revoked', key: 'k-9' },
+    ]);
     expect(await start(t, { agent: 'postman', plugin: 'mail' })).toMatchObject({ status: 403, body: { error: 'revoked' } });
     expect(await start(t, { subject: 'apikey:k-9' })).toMatchObject({ status: 403, body: { error: 'revoked' } });
     expect((await start(t, { subject: 'apikey:k-10' })).status).toBe(201);

@@ -13,7 +13,9 @@ let n = 0;
 
 /** The plaintext data keys sealing a subject's records, unwrapped the way the keystore does. */
 const plaintextKeysOf = async (tenant: string, subject: string) => {
-  const { rows: [sk] } = await svc.pool.query('SELECT wrapped FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
+  const {
+    rows: [sk],
+  } = await svc.pool.query('SELECT wrapped FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
   const subjectKey = unwrapKey(deriveKey(svc.masterKey, `tenant:${tenant}:kek`), sk.wrapped, `subject\n${tenant}\n${subject}`);
   const { rows } = await svc.pool.query('SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND owner = $2', [tenant, `subject:${subject}`]);
   return rows.map((r) => unwrapKey(subjectKey, r.wrapped, `data\n${r.key_id}`));
@@ -21,11 +23,15 @@ const plaintextKeysOf = async (tenant: string, subject: string) => {
 
 const setup = async () => {
   const t = `era${++n}`;
-  await svc.admin('POST', '/v1/tenants', { id: t, settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:crm' }], person_shared_scopes: ['project:crm'] } });
+  await svc.admin('POST', '/v1/tenants', {
+    id: t,
+    settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:crm' }], person_shared_scopes: ['project:crm'] },
+  });
   await svc.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] });
   const ada = await caller(svc, t, { purpose: 'routine:crm', data_subject: 'user:ada' });
   const bob = await caller(svc, t, { purpose: 'routine:crm', data_subject: 'user:bob' });
-  for (let i = 0; i < 3; i++) expect((await ada.rec({ op: 'put', scope: 'project:crm', record_key: `ada-${i}`, body: { text: `${MARK} ${i}` }, expect: 0 })).status).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect((await ada.rec({ op: 'put', scope: 'project:crm', record_key: `ada-${i}`, body: { text: `${MARK} ${i}` }, expect: 0 })).status).toBe(200);
   expect((await bob.rec({ op: 'put', scope: 'project:crm', record_key: 'bob-0', body: { text: KEEP }, expect: 0 })).status).toBe(200);
   return { t, ada, bob };
 };
@@ -43,7 +49,11 @@ describe('erasure of a data subject', () => {
     expect(deks).toHaveLength(3);
     const erased = await svc.admin('POST', `/v1/tenants/${t}/erasures`, { data_subject: 'user:ada' });
     expect(erased.status).toBe(200);
-    expect(erased.body).toMatchObject({ erased: 3, deferred: 0, receipt: { kind: 'erasure', tenant: t, data_subject: 'user:ada', erased: 3, deferred: 0, complete: true } });
+    expect(erased.body).toMatchObject({
+      erased: 3,
+      deferred: 0,
+      receipt: { kind: 'erasure', tenant: t, data_subject: 'user:ada', erased: 3, deferred: 0, complete: true },
+    });
     const pem = await (await fetch(`${svc.url}/v1/audit-key`)).text();
     expect(verifyReceipt(pem, erased.body.receipt)).toEqual({ ok: true });
 
@@ -57,7 +67,9 @@ describe('erasure of a data subject', () => {
     expect(text).toContain(KEEP);
     expect(text).not.toContain(MARK);
     expect(await svc.pool.query('SELECT count(*)::int AS n FROM custodian_subject_keys WHERE tenant = $1', [t]).then((r) => r.rows[0].n)).toBe(1);
-    expect(await svc.pool.query(`SELECT count(*)::int AS n FROM rm_dedupe_digests WHERE tenant = $1 AND key LIKE 'ada-%'`, [t]).then((r) => r.rows[0].n)).toBe(0);
+    expect(await svc.pool.query(`SELECT count(*)::int AS n FROM rm_dedupe_digests WHERE tenant = $1 AND key LIKE 'ada-%'`, [t]).then((r) => r.rows[0].n)).toBe(
+      0,
+    );
 
     await svc.pool.query('CHECKPOINT');
     const forms = deks.flatMap((k) => [k, Buffer.from(k.toString('base64')), Buffer.from(k.toString('hex'))]);
@@ -101,6 +113,10 @@ describe('erasure of a data subject', () => {
     const after = await caller(svc, t, { purpose: 'routine:crm' });
     expect(await keys(after)).toEqual(['bob-0']);
     expect((await svc.admin('GET', `/v1/tenants/${t}`)).body.tenant.pending_erasures).toEqual([]);
-    expect(await svc.pool.query('SELECT count(*)::int AS n FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [t, 'user:ada']).then((r) => r.rows[0].n)).toBe(0);
+    expect(
+      await svc.pool
+        .query('SELECT count(*)::int AS n FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [t, 'user:ada'])
+        .then((r) => r.rows[0].n),
+    ).toBe(0);
   });
 });

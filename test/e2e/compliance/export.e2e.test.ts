@@ -23,7 +23,11 @@ const split = (text: string) => {
   return { records: lines.slice(0, -1), manifest: JSON.parse(lines.at(-1)!).manifest };
 };
 const importInto = (tenant: string, text: string) =>
-  fetch(`${svc.url}/v1/tenants/${tenant}/import`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/x-ndjson' }, body: text });
+  fetch(`${svc.url}/v1/tenants/${tenant}/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/x-ndjson' },
+    body: text,
+  });
 
 beforeAll(async () => {
   svc = await startTestService();
@@ -44,7 +48,11 @@ describe('export from the event log', () => {
   it('orders lines by plugin, scope, key, version and ends in a manifest with counts and the SHA-256 of the lines', async () => {
     const { records, manifest } = split(await exportOf('src', '?versions=true'));
     expect(records.map((l) => JSON.parse(l)).map((r) => [r.plugin, r.scope, r.key, r.version])).toEqual([
-      ['alpha', 'tenant', 'z', 1], ['notes', 'project:x', 'a', 1], ['notes', 'tenant', 'a', 1], ['notes', 'tenant', 'b', 1], ['notes', 'tenant', 'b', 2],
+      ['alpha', 'tenant', 'z', 1],
+      ['notes', 'project:x', 'a', 1],
+      ['notes', 'tenant', 'a', 1],
+      ['notes', 'tenant', 'b', 1],
+      ['notes', 'tenant', 'b', 2],
     ]);
     expect(JSON.parse(records[3]!)).toMatchObject({ body: { n: 1, nested: { a: [1, 2], z: 1 } }, kind: 'decision', state: 'active' });
     expect(manifest).toMatchObject({ tenant: 'src', records: 4, versions: 5, sha256: sha256Hex(records.map((l) => `${l}\n`).join('')) });
@@ -93,7 +101,8 @@ describe('export from the event log', () => {
     try {
       const env = { ...process.env, CUSTODIAN_URL: svc.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY };
       // Asynchronous on purpose: the service answering the CLI runs in this very process.
-      const cli = async (...args: string[]) => (await promisify(execFile)(process.execPath, [path.join(root, 'bin/custodian.js'), ...args], { encoding: 'utf8', env })).stdout;
+      const cli = async (...args: string[]) =>
+        (await promisify(execFile)(process.execPath, [path.join(root, 'bin/custodian.js'), ...args], { encoding: 'utf8', env })).stdout;
       const out = await cli('export', '--tenant', 'src', '--versions');
       expect(split(out).manifest).toMatchObject({ tenant: 'src', versions: 5 });
       const file = path.join(dir, 'src.jsonl');

@@ -85,7 +85,10 @@ describe('a person record is deleted at its end: writing its key again', () => {
     await advance(1);
     const r = await caller(svc, t, { purpose: 'routine:keep', job: c.job, start: { timeout_ms: 300 * DAY } });
     // As for any absent record: expect 0 (a put naming the old version is stale at 0).
-    expect((await r.rec({ op: 'put', scope: 'agent:scribe', record_key: 'pref', body: {}, expect: 2, subject_kind: 'person' })).body).toMatchObject({ error: 'stale', current: 0 });
+    expect((await r.rec({ op: 'put', scope: 'agent:scribe', record_key: 'pref', body: {}, expect: 2, subject_kind: 'person' })).body).toMatchObject({
+      error: 'stale',
+      current: 0,
+    });
     expect(await put(r, 'pref', 0, { subject_kind: 'person', body: { likes: 'water' } })).toMatchObject({ version: 1 });
     const history = (await r.rec({ op: 'history', scope: 'agent:scribe', record_key: 'pref' })).body.records;
     expect(history.map((x: any) => [x.version, x.body])).toEqual([[1, { likes: 'water' }]]);
@@ -110,7 +113,7 @@ describe('a person record is deleted at its end: writing its key again', () => {
 });
 
 describe('retention decides like a command', () => {
-  it('a put that extends a record\'s end while retention runs is never undone by a removal', async () => {
+  it("a put that extends a record's end while retention runs is never undone by a removal", async () => {
     const { t, c } = await setup();
     await put(c, 'doc', 0, { ends_at: (await now()) + DAY });
     await advance(12);
@@ -131,7 +134,12 @@ describe('retention decides like a command', () => {
     } as Sql;
     const keystore = await postgresKeystore(svc.pool, svc.masterKey);
     const compliance = complianceCommands({
-      store: svc.store, db: lagging, keystore, clock: svc.clock, receipts: receiptSigner(newAuditKey()), settle: (p) => svc.runner.waitFor(p),
+      store: svc.store,
+      db: lagging,
+      keystore,
+      clock: svc.clock,
+      receipts: receiptSigner(newAuditKey()),
+      settle: (p) => svc.runner.waitFor(p),
       records: recordCommands({ store: svc.store, db, sealer: keystore, clock: svc.clock }),
     } as Parameters<typeof complianceCommands>[0]);
     const result = await compliance.retention(t);

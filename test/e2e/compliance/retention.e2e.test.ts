@@ -8,7 +8,10 @@ let n = 0;
 
 const setup = async () => {
   const t = `ret${++n}`;
-  await svc.admin('POST', '/v1/tenants', { id: t, settings: { retention_days: 10, person_memory: [{ agent: 'scribe', purpose: 'routine:keep' }], caps: { records: 2, bytes: 100_000 } } });
+  await svc.admin('POST', '/v1/tenants', {
+    id: t,
+    settings: { retention_days: 10, person_memory: [{ agent: 'scribe', purpose: 'routine:keep' }], caps: { records: 2, bytes: 100_000 } },
+  });
   await svc.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] });
   const c = await caller(svc, t, { purpose: 'routine:keep', start: { timeout_ms: 300 * DAY } });
   return { t, c };
@@ -53,13 +56,18 @@ describe('retention on the service clock', () => {
     expect(await run(t)).toMatchObject({ renewals_requested: 1, removed: 0 });
     expect(await run(t)).toMatchObject({ renewals_requested: 0 });
     const renewals = await svc.admin('GET', `/v1/tenants/${t}/renewals?plugin=notes`);
-    expect(renewals.body.renewals).toEqual([{ plugin: 'notes', scope: 'agent:scribe', key: 'doc', version: 1, ends_at: end, requested_ms: expect.any(Number) }]);
+    expect(renewals.body.renewals).toEqual([
+      { plugin: 'notes', scope: 'agent:scribe', key: 'doc', version: 1, ends_at: end, requested_ms: expect.any(Number) },
+    ]);
     // Past its end it leaves lists, but stays (and counts under the caps) until retention.
     const c2 = await caller(svc, t, { purpose: 'routine:keep', job: c.job, start: { timeout_ms: 300 * DAY } });
     expect((await c2.rec({ op: 'list' })).body.records).toEqual([]);
     expect((await c2.rec({ op: 'list', list: { ended: true } })).body.records.map((r: any) => r.key)).toEqual(['doc']);
     await c2.rec({ op: 'put', scope: 'agent:scribe', record_key: 'other', body: {}, expect: 0 });
-    expect((await c2.rec({ op: 'put', scope: 'agent:scribe', record_key: 'third', body: {}, expect: 0 })).body).toMatchObject({ error: 'full', cap: 'records' });
+    expect((await c2.rec({ op: 'put', scope: 'agent:scribe', record_key: 'third', body: {}, expect: 0 })).body).toMatchObject({
+      error: 'full',
+      cap: 'records',
+    });
     await advance(10);
     expect(await run(t)).toMatchObject({ removed: 1 });
     expect(await get(c2, 'doc')).toBeUndefined();

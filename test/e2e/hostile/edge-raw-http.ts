@@ -24,7 +24,10 @@ const decodeChunked = (body: Buffer): Buffer => {
 
 const parse = (data: Buffer, method: string): RawAnswer => {
   const split = data.indexOf('\r\n\r\n');
-  const head = data.subarray(0, split < 0 ? data.length : split).toString('latin1').split('\r\n');
+  const head = data
+    .subarray(0, split < 0 ? data.length : split)
+    .toString('latin1')
+    .split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? '')?.[1] ?? 0);
   const headers: Record<string, string> = {};
   for (const line of head.slice(1)) {
@@ -70,7 +73,13 @@ export const rawRequest = (base: string, method: string, target: string, lines: 
  * body answers long before the client could have written it all: `written` says how much
  * went out, and no clock is involved.
  */
-export const hostileUpload = (base: string, target: string, lines: string[], declared: number, chunk = 64 * 1024): Promise<{ answer: RawAnswer; written: number }> => {
+export const hostileUpload = (
+  base: string,
+  target: string,
+  lines: string[],
+  declared: number,
+  chunk = 64 * 1024,
+): Promise<{ answer: RawAnswer; written: number }> => {
   const { hostname, port } = new URL(base);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);

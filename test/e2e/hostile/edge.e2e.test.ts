@@ -35,7 +35,8 @@ const unchanged = async <T>(attempt: () => Promise<T>): Promise<T> => {
 describe('request targets and headers', () => {
   it('refuses an absolute-form target with a JSON 400, even with the admin key, and serves nothing', async () => {
     const r = await unchanged(() =>
-      rawRequest(svc.url, 'POST', 'http://x/v1/tenants', [host(), `Authorization: Bearer ${ADMIN_KEY}`, 'Content-Type: application/json'], '{"id":"absolute"}'));
+      rawRequest(svc.url, 'POST', 'http://x/v1/tenants', [host(), `Authorization: Bearer ${ADMIN_KEY}`, 'Content-Type: application/json'], '{"id":"absolute"}'),
+    );
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ error: 'invalid', field: 'target' });
     expect((await svc.admin('GET', '/v1/tenants/absolute')).status).toBe(404);
@@ -102,7 +103,10 @@ describe('records API: the ticket is checked before anything else (SPEC §4)', (
   it('with a live ticket, a 64 MiB upload is answered 413 or 415 with job_purpose without the server reading it', async () => {
     const c = await caller(svc, 'acme');
     const declared = 64 * MiB;
-    for (const [type, status] of [['application/x-ndjson', 415], ['application/json', 413]] as const) {
+    for (const [type, status] of [
+      ['application/x-ndjson', 415],
+      ['application/json', 413],
+    ] as const) {
       const { answer, written } = await hostileUpload(svc.url, '/v1/records', [host(), `Content-Type: ${type}`, `Authorization: Bearer ${c.ticket}`], declared);
       expect(answer.status).toBe(status);
       expect(answer.json).toMatchObject({ job_purpose: PURPOSE });
@@ -155,7 +159,9 @@ describe('input hygiene at the edge', () => {
     const deep = `{"op":"put","scope":"tenant","record_key":"deep","expect":0,"body":{"x":${'['.repeat(2000)}${']'.repeat(2000)}}}`;
     const r = await unchanged(() => post(c.ticket, deep));
     expect(r).toMatchObject({ status: 400, json: { error: 'invalid', job_purpose: PURPOSE } });
-    const admin = await unchanged(() => svc.admin('POST', '/v1/tenants/acme/jobs', `{"agent":"scribe","plugin":"notes","subject":"s","input":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}`));
+    const admin = await unchanged(() =>
+      svc.admin('POST', '/v1/tenants/acme/jobs', `{"agent":"scribe","plugin":"notes","subject":"s","input":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}`),
+    );
     expect(admin).toMatchObject({ status: 400, body: { error: 'invalid', field: 'body' } });
   });
 
@@ -174,7 +180,13 @@ describe('input hygiene at the edge', () => {
   it.each([
     ['job subject', 'POST', '/v1/tenants/acme/jobs', '{"agent":"scribe","plugin":"notes","subject":"a\\u0000b","input":"x"}', 'subject'],
     ['job purpose input', 'POST', '/v1/tenants/acme/jobs', '{"agent":"scribe","plugin":"notes","subject":"s","input":{"q":"\\ud83d"}}', 'input.q'],
-    ['job constraints', 'POST', '/v1/tenants/acme/jobs', '{"agent":"scribe","plugin":"notes","subject":"s","input":"x","constraints":["ok","\\u0000"]}', 'constraints[1]'],
+    [
+      'job constraints',
+      'POST',
+      '/v1/tenants/acme/jobs',
+      '{"agent":"scribe","plugin":"notes","subject":"s","input":"x","constraints":["ok","\\u0000"]}',
+      'constraints[1]',
+    ],
     ['a settings name', 'PATCH', '/v1/tenants/acme', '{"start_roles":["a\\u0000"]}', 'start_roles[0]'],
     ['a person name (a key)', 'PATCH', '/v1/tenants/acme', '{"people":{"a\\u0000":{"roles":[],"teams":[]}}}', 'people'],
     ['a hold reason', 'POST', '/v1/tenants/acme/holds', '{"selector":{"tenant":true},"reason":"\\udfff"}', 'reason'],
@@ -203,7 +215,12 @@ describe('input hygiene at the edge', () => {
     expect((await svc.admin('POST', '/v1/tenants', { id: 'empty' })).status).toBe(201);
     const text = '{"record":{"body":{"x":"\\ud800"}}}\n{"manifest":{"sha256":"0"}}\n';
     const res = await unchanged(() =>
-      fetch(`${svc.url}/v1/tenants/empty/import`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/x-ndjson' }, body: text }));
+      fetch(`${svc.url}/v1/tenants/empty/import`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/x-ndjson' },
+        body: text,
+      }),
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid', field: 'line 1.record.body.x' });
   });
@@ -231,14 +248,22 @@ describe("the ticket's _meta URL is a loopback address a tool can reach", () => 
     try {
       const port = (s.http.server.address() as AddressInfo).port;
       const admin = (method: string, path: string, body: unknown) =>
-        fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json() as Promise<any>);
       await admin('POST', '/v1/tenants', { id: 'wide' });
       await admin('POST', '/v1/tenants/wide/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
       await admin('POST', '/v1/tenants/wide/jobs', { id: 'j', agent: 'scribe', plugin: 'notes', subject: 's', input: 'x' });
       const minted = await admin('POST', '/v1/tenants/wide/jobs/j/calls', { function: 'save' });
       const { url, ticket } = minted._meta['oz0/records'];
       expect(url).toBe(`http://127.0.0.1:${port}/v1/records`);
-      const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${ticket}`, 'content-type': 'application/json' }, body: '{"op":"list"}' });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ticket}`, 'content-type': 'application/json' },
+        body: '{"op":"list"}',
+      });
       expect(res.status).toBe(200);
     } finally {
       await s.close();

@@ -28,7 +28,26 @@ const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 // Pools of hostile values drawn once from fast-check with the same seed.
 const STRINGS = fc.sample(fc.string({ unit: 'binary', maxLength: 40 }), { seed: SEED, numRuns: 500 });
 const JSONS = fc.sample(fc.jsonValue({ maxDepth: 4 }), { seed: SEED + 1, numRuns: 500 });
-const NASTY_STRINGS = ['\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\ud83d\ude00', '', ' ', '..', '../..', '%00', '%2F', 'é', 'a'.repeat(300), '__proto__', 'constructor', 'prototype', '1e999'];
+const NASTY_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud83d',
+  '\ud83d\ude00',
+  '',
+  ' ',
+  '..',
+  '../..',
+  '%00',
+  '%2F',
+  'é',
+  'a'.repeat(300),
+  '__proto__',
+  'constructor',
+  'prototype',
+  '1e999',
+];
 const NASTY_NUMBERS = ['1e999', '-1e999', '123456789012345678901234567890', '1e-400', '-0', '0.1e1', '9007199254740993', '1.7976931348623157e309'];
 
 const hostileString = () => (rand() < 0.5 ? pick(NASTY_STRINGS) : pick(STRINGS));
@@ -83,7 +102,8 @@ const mutate = (value: Record<string, unknown>): Record<string, unknown> => {
   const what = int(6);
   if (what === 0) at[key] = hostileString();
   else if (what === 1) at[key] = pick(JSONS);
-  else if (what === 2) Object.defineProperty(at, pick(['__proto__', 'constructor', 'prototype']), { value: pick(JSONS), enumerable: true, configurable: true, writable: true });
+  else if (what === 2)
+    Object.defineProperty(at, pick(['__proto__', 'constructor', 'prototype']), { value: pick(JSONS), enumerable: true, configurable: true, writable: true });
   else if (what === 3) at[key] = pick([null, true, 0, -1, 1.5, [], {}, 'x']);
   else if (what === 4) at[hostileString()] = pick(JSONS);
   else delete at[key];
@@ -96,7 +116,10 @@ const deep = (n: number) => (rand() < 0.5 ? `${'['.repeat(n)}${']'.repeat(n)}` :
 const bodyFor = (routeKey: string, limit: number): { text?: string; type?: string } => {
   const template = TEMPLATES[routeKey] ?? (() => ({}));
   const k = int(12);
-  const type = rand() < 0.9 ? 'application/json' : pick(['text/plain', 'application/x-ndjson', 'application/json; charset=utf-8', 'multipart/form-data; boundary=x', 'application/xml']);
+  const type =
+    rand() < 0.9
+      ? 'application/json'
+      : pick(['text/plain', 'application/x-ndjson', 'application/json; charset=utf-8', 'multipart/form-data; boundary=x', 'application/xml']);
   if (k <= 3) return { text: JSON.stringify(mutate(template())), type };
   if (k === 4) return { text: JSON.stringify(pick(JSONS)), type };
   if (k === 5) return { text: `{"op":"put","scope":"tenant","record_key":"d","expect":0,"body":{"x":${deep(1 + int(10_000))}}}`, type };
@@ -142,11 +165,29 @@ const param = (name: string): string => {
   return pick(valid[name] ?? ['x']);
 };
 
-const QUERY_KEYS = ['job', 'record', 'kind', 'subject', 'since', 'until', 'epoch', 'leaf', 'size', 'from', 'to', 'plugin', 'position', 'versions', '__proto__', 'x'];
+const QUERY_KEYS = [
+  'job',
+  'record',
+  'kind',
+  'subject',
+  'since',
+  'until',
+  'epoch',
+  'leaf',
+  'size',
+  'from',
+  'to',
+  'plugin',
+  'position',
+  'versions',
+  '__proto__',
+  'x',
+];
 const queryFor = () => {
   if (rand() < 0.5) return '';
   const parts: string[] = [];
-  for (let i = 0, n = 1 + int(3); i < n; i++) parts.push(`${pick(QUERY_KEYS)}=${rand() < 0.5 ? pathPiece(hostileString()) : String(pick([0, 1, -1, 5, 1e21, 'true', 'abc']))}`);
+  for (let i = 0, n = 1 + int(3); i < n; i++)
+    parts.push(`${pick(QUERY_KEYS)}=${rand() < 0.5 ? pathPiece(hostileString()) : String(pick([0, 1, -1, 5, 1e21, 'true', 'abc']))}`);
   return `?${parts.join('&')}`;
 };
 
@@ -211,8 +252,16 @@ describe('fuzz: every route, hostile input', () => {
       } else accepted++;
     }
     const end = await svc.lastPosition();
-    console.log(`fuzz: ${INPUTS} inputs, ${fiveXX} 5xx, ${nonJson} non-JSON, log position ${start} before / ${end} after the run; ${refusals} refusals moved it ${moved} times (each checked before and after), ${accepted} accepted`);
-    if (process.env.FUZZ_HISTOGRAM) console.log([...histogram].sort().map(([k, n]) => `${k}: ${n}`).join('\n'));
+    console.log(
+      `fuzz: ${INPUTS} inputs, ${fiveXX} 5xx, ${nonJson} non-JSON, log position ${start} before / ${end} after the run; ${refusals} refusals moved it ${moved} times (each checked before and after), ${accepted} accepted`,
+    );
+    if (process.env.FUZZ_HISTOGRAM)
+      console.log(
+        [...histogram]
+          .sort()
+          .map(([k, n]) => `${k}: ${n}`)
+          .join('\n'),
+      );
     expect(problems.slice(0, 20)).toEqual([]);
     expect(fiveXX + nonJson + moved).toBe(0);
   });

@@ -43,7 +43,14 @@ const freePort = () =>
   });
 
 const start = (port: number, databaseUrl: string) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, CUSTODIAN_DATA_DIR: dataDir, CUSTODIAN_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    CUSTODIAN_DATA_DIR: dataDir,
+    CUSTODIAN_ADMIN_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'warn',
+  };
   // The service alone: no relay, no other log.
   delete env.KAFKA_BROKERS;
   delete env.ESDB_URL;

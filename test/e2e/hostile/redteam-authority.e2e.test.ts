@@ -26,7 +26,10 @@ describe('request_id reuse with a different request (SPEC §6 "retries are idemp
     expect(first.status).toBe(200);
     const victim = await caller(svc, 'rid-batch');
     // The operator removes plugin notes, reusing (by mistake or by a buggy client) an id.
-    const second = await svc.admin('POST', '/v1/tenants/rid-batch/revocations', { revocations: [{ kind: 'plugin_removed', plugin: 'notes' }], request_id: 'r1' });
+    const second = await svc.admin('POST', '/v1/tenants/rid-batch/revocations', {
+      revocations: [{ kind: 'plugin_removed', plugin: 'notes' }],
+      request_id: 'r1',
+    });
     // Either refused (409: the id answered another batch) or applied — never a 200 that did nothing.
     if (second.status === 200) {
       expect((await put(victim.ticket, 'after-removal')).status).toBe(403);

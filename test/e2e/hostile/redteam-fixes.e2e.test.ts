@@ -39,7 +39,10 @@ describe('item 3 and 9: a request id names one request', () => {
     const first = await svc.admin('POST', '/v1/tenants/rid/revocations', body);
     expect(first.status).toBe(200);
     const before = await svc.lastPosition();
-    expect(await svc.admin('POST', '/v1/tenants/rid/revocations', body)).toMatchObject({ status: 200, body: { epoch: first.body.epoch, receipt: first.body.receipt } });
+    expect(await svc.admin('POST', '/v1/tenants/rid/revocations', body)).toMatchObject({
+      status: 200,
+      body: { epoch: first.body.epoch, receipt: first.body.receipt },
+    });
     const other = await svc.admin('POST', '/v1/tenants/rid/revocations', { revocations: [{ kind: 'api_key_revoked', key: 'K2' }], request_id: 'r1' });
     expect(other).toMatchObject({ status: 409, body: { error: 'already_exists', what: 'request_id', request_id: 'r1' } });
     const install = await svc.admin('POST', '/v1/tenants/rid/plugins', { name: 'x', functions: ['f'], agents: ['a'], request_id: 'r1' });

@@ -51,7 +51,7 @@ describe('a wall at a start', () => {
     expect(r.status).toBeLessThan(500);
   });
 
-  it('refuses a child that adds the far side of a wall to its parent\'s labels', async () => {
+  it("refuses a child that adds the far side of a wall to its parent's labels", async () => {
     const parent = await caller(svc, 'walls', { labels: ['red'] });
     const r = await svc.admin('POST', '/v1/tenants/walls/jobs', { agent: 'scribe', plugin: 'notes', subject: 's', parent: parent.job, labels: ['blue'] });
     expect(r.status).toBeGreaterThanOrEqual(400);
@@ -62,11 +62,12 @@ describe('a wall at a start', () => {
 describe('a wall against a guessing writer (SPEC §4 check 11 is silent on walls; §4 Visibility withholds the far side)', () => {
   it('does not tell a blue job the key of a red record whose dedupe text it guessed', async () => {
     const red = await caller(svc, 'walls', { labels: ['red'] });
-    expect((await red.rec({ op: 'put', scope: 'tenant', record_key: 'red-deal', body: { a: 1 }, expect: 0, dedupe: 'merger with acme corp' })).status).toBe(200);
+    expect((await red.rec({ op: 'put', scope: 'tenant', record_key: 'red-deal', body: { a: 1 }, expect: 0, dedupe: 'merger with acme corp' })).status).toBe(
+      200,
+    );
     const blue = await caller(svc, 'walls', { labels: ['blue'] });
     const probe = await blue.rec({ op: 'put', scope: 'tenant', record_key: 'blue-probe', body: { a: 1 }, expect: 0, dedupe: 'merger with acme corp' });
     // A read of red-deal by this job is withheld; a refusal must not hand over what the read withholds.
     expect(JSON.stringify(probe.body)).not.toContain('red-deal');
   });
 });
-

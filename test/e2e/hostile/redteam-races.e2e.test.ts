@@ -23,7 +23,8 @@ describe('kill_agent racing starts of that agent', () => {
       expect((await svc.admin('POST', '/v1/tenants', { id: t })).status).toBe(201);
       expect((await svc.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe', 'helper'] })).status).toBe(201);
       const starts = Array.from({ length: 24 }, (_, i) =>
-        svc.admin('POST', `/v1/tenants/${t}/jobs`, { id: `h${i}`, agent: 'helper', plugin: 'notes', subject: 's', input: 'x' }));
+        svc.admin('POST', `/v1/tenants/${t}/jobs`, { id: `h${i}`, agent: 'helper', plugin: 'notes', subject: 's', input: 'x' }),
+      );
       const kill = svc.admin('POST', `/v1/tenants/${t}/revocations`, { revocations: [{ kind: 'kill_agent', agent: 'notes/helper' }] });
       const [started, killed] = await Promise.all([Promise.all(starts), kill]);
       expect(killed.status).toBe(200);

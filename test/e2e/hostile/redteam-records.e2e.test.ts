@@ -21,14 +21,25 @@ afterAll(async () => svc?.stop());
 const exportLines = async (tenant: string) => {
   const res = await fetch(`${svc.url}/v1/tenants/${tenant}/export?versions=true`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   expect(res.status).toBe(200);
-  return (await res.text()).split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 };
 
 describe('a person record past its end (SPEC §7 "Ends": from that instant no read returns it)', () => {
   it('is not in an export taken before retention runs', async () => {
     const c = await caller(svc, 'acme', { purpose: 'routine:r' });
     const now = (await svc.admin('POST', '/v1/_clock', { advance_ms: 1 })).body.now_ms as number;
-    const wrote = await c.rec({ op: 'put', scope: 'agent:scribe', record_key: 'ada-notes', body: { text: 'ada likes tea' }, expect: 0, subject_kind: 'person', ends_at: now + 60_000 });
+    const wrote = await c.rec({
+      op: 'put',
+      scope: 'agent:scribe',
+      record_key: 'ada-notes',
+      body: { text: 'ada likes tea' },
+      expect: 0,
+      subject_kind: 'person',
+      ends_at: now + 60_000,
+    });
     expect(wrote.status).toBe(200);
     expect((await exportLines('acme')).some((l) => l.key === 'ada-notes')).toBe(true);
     await svc.admin('POST', '/v1/_clock', { advance_ms: 120_000 });
@@ -91,7 +102,7 @@ describe('the fence after tampering (issue 11 item 2: the log decides, not a rea
     expect(await svc.lastPosition()).toBe(before);
   });
 
-  it('a grant written into the tenant\'s settings event in the log does not become envelope scopes a new job is MACed with', async () => {
+  it("a grant written into the tenant's settings event in the log does not become envelope scopes a new job is MACed with", async () => {
     await svc.admin('POST', '/v1/tenants', { id: 'forged' });
     await svc.admin('POST', '/v1/tenants/forged/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
     await svc.admin('POST', '/v1/tenants/forged/plugins', { name: 'vault', functions: ['read'], agents: ['keeper'] });
@@ -101,7 +112,8 @@ describe('the fence after tampering (issue 11 item 2: the log decides, not a rea
     expect((await svc.admin('POST', `/v1/tenants/forged/jobs/${honest.job}/calls`, { function: 'vault/read' })).status).toBe(403);
     // One row edited: notes is granted vault's reach in the event that created the tenant.
     const edited = await svc.pool.query(
-      `UPDATE custodian_events SET data = jsonb_set(data, '{settings,grants}', '{"notes":["plugin:vault"]}') WHERE stream = 'tenant:forged' AND type = 'TenantCreated'`);
+      `UPDATE custodian_events SET data = jsonb_set(data, '{settings,grants}', '{"notes":["plugin:vault"]}') WHERE stream = 'tenant:forged' AND type = 'TenantCreated'`,
+    );
     expect(edited.rowCount).toBe(1);
     const started = await svc.admin('POST', '/v1/tenants/forged/jobs', { id: 'after-edit', agent: 'scribe', plugin: 'notes', subject: 's', input: 'x' });
     if (started.status === 201) {
@@ -124,7 +136,8 @@ describe('the fence after tampering (issue 11 item 2: the log decides, not a rea
     const hash = ticketHash(forged);
     const events = await svc.pool.query(
       `UPDATE custodian_events SET data = jsonb_set(data, '{ticket_hash}', to_jsonb($2::text)) WHERE stream = $1 AND type = 'CallMinted'`,
-      ['job:acme:forge-ticket', hash]);
+      ['job:acme:forge-ticket', hash],
+    );
     expect(events.rowCount).toBe(1);
     const rows = await svc.pool.query(`UPDATE rm_calls SET ticket_hash = $1 WHERE tenant = 'acme' AND job = 'forge-ticket'`, [hash]);
     expect(rows.rowCount).toBe(1);

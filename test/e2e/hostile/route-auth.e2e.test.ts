@@ -17,7 +17,16 @@ let call = '';
 const HOLD = '00000000-0000-4000-8000-000000000000';
 
 /** The only routes anyone may call. A new public route must be added here on purpose. */
-const PUBLIC_ROUTES = ['GET /healthz', 'HEAD /healthz', 'GET /openapi.json', 'HEAD /openapi.json', 'GET /metrics', 'HEAD /metrics', 'GET /v1/audit-key', 'HEAD /v1/audit-key'];
+const PUBLIC_ROUTES = [
+  'GET /healthz',
+  'HEAD /healthz',
+  'GET /openapi.json',
+  'HEAD /openapi.json',
+  'GET /metrics',
+  'HEAD /metrics',
+  'GET /v1/audit-key',
+  'HEAD /v1/audit-key',
+];
 
 beforeAll(async () => {
   svc = await startTestService({ testClock: true });
@@ -30,7 +39,14 @@ beforeAll(async () => {
 });
 afterAll(async () => svc?.stop());
 
-const PARAMS: Record<string, () => string> = { t: () => 'acme', id: () => 'j1', call: () => call, hold: () => HOLD, plugin: () => 'notes', agent: () => 'scribe' };
+const PARAMS: Record<string, () => string> = {
+  t: () => 'acme',
+  id: () => 'j1',
+  call: () => call,
+  hold: () => HOLD,
+  plugin: () => 'notes',
+  agent: () => 'scribe',
+};
 
 /** A concrete path for a route, with parameters that name things that exist. */
 const concrete = (url: string) => url.replace(/:([A-Za-z_]+)/g, (_m, name: string) => (PARAMS[name] ?? (() => 'x'))());
@@ -94,7 +110,12 @@ const refusedAtTheEdge = (r: RawAnswer, method: string, auth: string | undefined
 const send = (method: string, target: string, auth: string | undefined, credential: string | null, body?: unknown) => {
   const lines = [`Host: ${new URL(svc.url).host}`];
   if (credential !== null) lines.push(`Authorization: Bearer ${credential}`);
-  const payload = body === undefined || method === 'GET' || method === 'HEAD' || method === 'DELETE' ? undefined : auth === 'admin' && target.includes('import') ? '' : JSON.stringify(body);
+  const payload =
+    body === undefined || method === 'GET' || method === 'HEAD' || method === 'DELETE'
+      ? undefined
+      : auth === 'admin' && target.includes('import')
+        ? ''
+        : JSON.stringify(body);
   if (payload !== undefined) lines.push(`Content-Type: ${target.includes('import') ? 'application/x-ndjson' : 'application/json'}`);
   return rawRequest(svc.url, method, target, lines, payload);
 };
@@ -104,7 +125,12 @@ describe('authorisation is decided on the matched route, deny by default', () =>
     const table: readonly RouteInfo[] = svc.http.routeTable;
     expect(table.length).toBeGreaterThan(20);
     expect(table.filter((r) => r.auth === undefined)).toEqual([]);
-    expect(table.filter((r) => r.auth === 'public').map((r) => `${r.method} ${r.url}`).sort()).toEqual([...PUBLIC_ROUTES].sort());
+    expect(
+      table
+        .filter((r) => r.auth === 'public')
+        .map((r) => `${r.method} ${r.url}`)
+        .sort(),
+    ).toEqual([...PUBLIC_ROUTES].sort());
   });
 
   it('every non-public route refuses without its credential, with a wrong one, and under every other spelling; no spelling reaches a handler', async () => {
@@ -120,7 +146,8 @@ describe('authorisation is decided on the matched route, deny by default', () =>
         for (const credential of [null, 'wrong-key', `${ADMIN_KEY}x`, ...(route.auth === 'admin' ? [] : [ADMIN_KEY])]) {
           const r = await send(route.method, target, route.auth, credential, body);
           tried++;
-          if (!refusedAtTheEdge(r, route.method, route.auth)) leaks.push(`${route.method} ${target} (${how}, credential ${credential ?? 'none'}) → ${r.status} ${r.text.slice(0, 120)}`);
+          if (!refusedAtTheEdge(r, route.method, route.auth))
+            leaks.push(`${route.method} ${target} (${how}, credential ${credential ?? 'none'}) → ${r.status} ${r.text.slice(0, 120)}`);
         }
       }
     }

@@ -89,10 +89,14 @@ describe('read models a tamperer edits do not authorise', () => {
     expect(await svc.lastPosition()).toBe(before);
   });
 
-  it('a label removed from rm_jobs still labels the job\'s writes: labels come from the log', async () => {
+  it("a label removed from rm_jobs still labels the job's writes: labels come from the log", async () => {
     const c = await caller(svc, 'acme', { job: 'labelled', labels: ['red'] });
     const labelsOfLastWrite = async () =>
-      (await svc.pool.query<{ labels: string[] }>(`SELECT data->'labels' AS labels FROM custodian_events WHERE type = 'RecordVersionWritten' ORDER BY position DESC LIMIT 1`)).rows[0]!.labels;
+      (
+        await svc.pool.query<{ labels: string[] }>(
+          `SELECT data->'labels' AS labels FROM custodian_events WHERE type = 'RecordVersionWritten' ORDER BY position DESC LIMIT 1`,
+        )
+      ).rows[0]!.labels;
     expect((await put(c, 'labelled-1')).status).toBe(200);
     expect(await labelsOfLastWrite()).toEqual(['red']);
     await svc.pool.query(`UPDATE rm_jobs SET labels = '[]'::jsonb WHERE tenant = 'acme' AND id = 'labelled'`);
@@ -101,7 +105,7 @@ describe('read models a tamperer edits do not authorise', () => {
   });
 });
 
-describe('the fence caches the verified chain by the stream\'s position', () => {
+describe("the fence caches the verified chain by the stream's position", () => {
   it('verifies once while the job stream holds still, not again for an append, again for an edit in place', async () => {
     const c = await live('cached');
     const macs = envelopeMacs(svc.masterKey);

@@ -37,7 +37,12 @@ describe.skipIf(!isRoot)('a directory the postgres user cannot traverse', () => 
     const base = mkdtempSync(path.join('/tmp', 'custodian-modes-'));
     made.push(base);
     chmodSync(base, 0o755);
-    const cases: Array<[string, number]> = [['open', 0o755], ['pass', 0o711], ['closed', 0o700], ['group-only', 0o750]];
+    const cases: Array<[string, number]> = [
+      ['open', 0o755],
+      ['pass', 0o711],
+      ['closed', 0o700],
+      ['group-only', 0o750],
+    ];
     for (const [name, mode] of cases) {
       const dir = path.join(base, name);
       mkdirSync(path.join(dir, 'bin'), { recursive: true });
@@ -75,7 +80,12 @@ describe.skipIf(!isRoot)('a directory the postgres user cannot traverse', () => 
     delete env.DATABASE_URL;
     delete env.ESDB_URL;
     delete env.KAFKA_BROKERS;
-    const run = spawnSync(process.execPath, [path.join(root, 'bin/custodian.js'), 'start', '--port', '0'], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(process.execPath, [path.join(root, 'bin/custodian.js'), 'start', '--port', '0'], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(run.status).toBe(1);
     const line = oneLine(run.stderr);
     expect(line).toMatch(/^custodian: .*cannot pass through .*CUSTODIAN_DATA_DIR.*DATABASE_URL/);
@@ -85,7 +95,18 @@ describe.skipIf(!isRoot)('a directory the postgres user cannot traverse', () => 
   it('npm test with TMPDIR under a closed directory: the one line, a failed run, and the broker it started stopped', () => {
     const tmp = closed();
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
-    for (const name of ['DATABASE_URL', 'KAFKA_BROKERS', 'ESDB_URL', 'CUSTODIAN_REQUIRE_KAFKA', 'VITEST', 'VITEST_MODE', 'VITEST_POOL_ID', 'VITEST_WORKER_ID', 'NODE_OPTIONS']) delete env[name];
+    for (const name of [
+      'DATABASE_URL',
+      'KAFKA_BROKERS',
+      'ESDB_URL',
+      'CUSTODIAN_REQUIRE_KAFKA',
+      'VITEST',
+      'VITEST_MODE',
+      'VITEST_POOL_ID',
+      'VITEST_WORKER_ID',
+      'NODE_OPTIONS',
+    ])
+      delete env[name];
     const run = spawnSync(process.execPath, [path.join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/unit/bus/codec.unit.test.ts'], {
       cwd: root,
       env,
@@ -98,7 +119,9 @@ describe.skipIf(!isRoot)('a directory the postgres user cannot traverse', () => 
     const started = /components: kafka at \S+ \(scripts\/kafka-broker\.sh\)/.test(output);
     const javaAndMaven = spawnSync('sh', ['-c', 'command -v java && command -v mvn']).status === 0;
     if (javaAndMaven) expect(started).toBe(true);
-    console.log(`unreachable TMPDIR test run: exit ${run.status}, kafka broker ${started ? 'started by the run' : 'not started by the run (no Java/Maven here)'}`);
+    console.log(
+      `unreachable TMPDIR test run: exit ${run.status}, kafka broker ${started ? 'started by the run' : 'not started by the run (no Java/Maven here)'}`,
+    );
     // Nothing the run started is left: no broker directory, no process working under TMPDIR.
     expect(readdirSync(tmp).filter((n) => n.startsWith('custodian-test-kafka-'))).toEqual([]);
     const survivors = readdirSync('/proc')
@@ -117,6 +140,8 @@ describe.skipIf(!isRoot)('a directory the postgres user cannot traverse', () => 
 // The check itself never stands in the way of a user who is not root: nothing runs as anyone else.
 describe('as any user', () => {
   it('checkReachable passes a reachable layout', () => {
-    expect(() => checkReachable({ binaries: [execFileSync('sh', ['-c', 'command -v sh'], { encoding: 'utf8' }).trim()], dataDir: path.join(tmpdir(), 'x') })).not.toThrow();
+    expect(() =>
+      checkReachable({ binaries: [execFileSync('sh', ['-c', 'command -v sh'], { encoding: 'utf8' }).trim()], dataDir: path.join(tmpdir(), 'x') }),
+    ).not.toThrow();
   });
 });

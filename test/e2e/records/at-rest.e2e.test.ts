@@ -22,7 +22,14 @@ beforeAll(async () => {
   await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
   const c = await caller(svc, 'acme', { input: 'secrets', start: { subject: CONTROL_MARKER } });
   for (let i = 0; i < 5; i++) {
-    const r = await c.rec({ op: 'put', scope: 'tenant', record_key: `r${i}`, body: { text: `${BODY_MARKER} #${i}` }, expect: 0, dedupe: `${DEDUPE_MARKER} ${i}` });
+    const r = await c.rec({
+      op: 'put',
+      scope: 'tenant',
+      record_key: `r${i}`,
+      body: { text: `${BODY_MARKER} #${i}` },
+      expect: 0,
+      dedupe: `${DEDUPE_MARKER} ${i}`,
+    });
     expect(r.status).toBe(200);
   }
   // The body is there for a reader: sealed, not lost.

@@ -24,8 +24,20 @@ describe('records API: put, get, history, list', () => {
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({
       job_purpose: purpose,
-      record: { scope: 'tenant', key: 'decisions/deploy', version: 2, body: { text: 'Thursdays' }, kind: 'decision', state: 'active', supersedes: null,
-        subject_kind: 'work', purpose, closed: false, labels: [], writable: true },
+      record: {
+        scope: 'tenant',
+        key: 'decisions/deploy',
+        version: 2,
+        body: { text: 'Thursdays' },
+        kind: 'decision',
+        state: 'active',
+        supersedes: null,
+        subject_kind: 'work',
+        purpose,
+        closed: false,
+        labels: [],
+        writable: true,
+      },
     });
     expect(got.body.record.created_ms).toEqual(expect.any(Number));
     expect(got.body.record.ends_at).toBeGreaterThan(got.body.record.created_ms + 89 * 86_400_000);

@@ -107,7 +107,10 @@ describe('check 3: shape', () => {
 describe('check 4: scope', () => {
   it('refuses a scope the plugin did not declare', async () => {
     const c = await caller(svc, 'acme', { agent: 'bot', plugin: 'narrow' });
-    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'project:x', record_key: 'a', body: {}, expect: 0 }))).toMatchObject({ status: 403, body: { error: 'scope' } });
+    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'project:x', record_key: 'a', body: {}, expect: 0 }))).toMatchObject({
+      status: 403,
+      body: { error: 'scope' },
+    });
     expect((await c.rec({ op: 'put', scope: 'tenant', record_key: 'a', body: {}, expect: 0 })).status).toBe(200);
   });
 
@@ -130,7 +133,9 @@ describe('check 5: idempotent retries', () => {
     const minted = await svc.admin('POST', `/v1/tenants/acme/jobs/${first.job}/calls`, { function: 'save', step: 3 });
     expect(minted.body._meta['oz0/idempotency_key']).toBe(first.idempotencyKey);
     const retryTicket = minted.body._meta['oz0/records'].ticket;
-    const again = await refusedWithoutWrite(() => records(svc, retryTicket, { op: 'put', scope: 'project:elsewhere', record_key: 'other-key', body: { a: 2 }, expect: 0 }));
+    const again = await refusedWithoutWrite(() =>
+      records(svc, retryTicket, { op: 'put', scope: 'project:elsewhere', record_key: 'other-key', body: { a: 2 }, expect: 0 }),
+    );
     expect(again.body).toMatchObject({ version: 1, scope: 'tenant', key: k });
     // The next request of the retry is a new one, and writes.
     expect((await records(svc, retryTicket, { op: 'put', scope: 'tenant', record_key: k, body: { a: 3 }, expect: 1 })).body.version).toBe(2);
@@ -142,7 +147,10 @@ describe('checks 6–8: stale, purpose, closed', () => {
     const c = await caller(svc, 'acme');
     const k = key();
     await c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0 });
-    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0 }))).toMatchObject({ status: 409, body: { error: 'stale', current: 1 } });
+    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0 }))).toMatchObject({
+      status: 409,
+      body: { error: 'stale', current: 1 },
+    });
     expect((await c.rec({ op: 'put', scope: 'tenant', record_key: key(), body: {}, expect: 3 })).body).toMatchObject({ error: 'stale', current: 0 });
   });
 
@@ -152,7 +160,10 @@ describe('checks 6–8: stale, purpose, closed', () => {
     const none = await caller(svc, 'acme', { purpose: '' });
     const k = key();
     await a.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0 });
-    expect(await refusedWithoutWrite(() => b.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 1 }))).toMatchObject({ status: 403, body: { error: 'purpose' } });
+    expect(await refusedWithoutWrite(() => b.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 1 }))).toMatchObject({
+      status: 403,
+      body: { error: 'purpose' },
+    });
     const shared = key();
     await none.rec({ op: 'put', scope: 'tenant', record_key: shared, body: {}, expect: 0 });
     expect((await a.rec({ op: 'put', scope: 'tenant', record_key: shared, body: {}, expect: 1 })).body.error).toBe('purpose');
@@ -163,7 +174,10 @@ describe('checks 6–8: stale, purpose, closed', () => {
   it('refuses a closed first version and closes later ones', async () => {
     const c = await caller(svc, 'acme');
     const k = key();
-    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, closed: true }))).toMatchObject({ status: 400, body: { error: 'closed' } });
+    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, closed: true }))).toMatchObject({
+      status: 400,
+      body: { error: 'closed' },
+    });
     await c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0 });
     expect((await c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 1, closed: true })).body.version).toBe(2);
     expect((await c.rec({ op: 'get', scope: 'tenant', record_key: k })).body.record.closed).toBe(true);
@@ -207,8 +221,14 @@ describe('check 10: ends', () => {
     const c = await caller(svc, 'acme');
     const now = (await svc.admin('POST', '/v1/_clock', { advance_ms: 0 })).body.now_ms as number;
     const k = key();
-    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, ends_at: now - 1 }))).toMatchObject({ status: 400, body: { error: 'ends_at', max_days: 365 } });
-    expect((await c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, ends_at: now + 366 * DAY })).body).toMatchObject({ error: 'ends_at', max_days: 365 });
+    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, ends_at: now - 1 }))).toMatchObject({
+      status: 400,
+      body: { error: 'ends_at', max_days: 365 },
+    });
+    expect((await c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, ends_at: now + 366 * DAY })).body).toMatchObject({
+      error: 'ends_at',
+      max_days: 365,
+    });
     const end = now + 300 * DAY;
     expect((await c.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 0, ends_at: end })).body.version).toBe(1);
     expect((await c.rec({ op: 'get', scope: 'tenant', record_key: k })).body.record.ends_at).toBe(end);
@@ -216,7 +236,10 @@ describe('check 10: ends', () => {
     await svc.admin('PATCH', '/v1/tenants/acme', { max_end_days: 30, default_end_days: 10 });
     try {
       const c2 = await caller(svc, 'acme');
-      expect((await c2.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 1, ends_at: end + 1 })).body).toMatchObject({ error: 'ends_at', max_days: 30 });
+      expect((await c2.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 1, ends_at: end + 1 })).body).toMatchObject({
+        error: 'ends_at',
+        max_days: 30,
+      });
       expect((await c2.rec({ op: 'put', scope: 'tenant', record_key: k, body: {}, expect: 1, ends_at: end })).body.version).toBe(2);
       const lowered = (await c2.rec({ op: 'get', scope: 'tenant', record_key: k })).body.record.ends_at;
       expect(lowered).toBeLessThanOrEqual(Date.now() + 30 * DAY + 10 * 60_000 + (now - Date.now()) + 60_000);
@@ -266,7 +289,10 @@ describe('check 12: caps', () => {
     await svc.admin('PATCH', '/v1/tenants/capped', { caps: { records: 3, bytes: 1_000_000 } });
     const c = await caller(svc, 'capped');
     for (const k of ['a', 'b', 'c']) expect((await c.rec({ op: 'put', scope: 'project:cap', record_key: k, body: {}, expect: 0 })).body.version).toBe(1);
-    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'project:cap', record_key: 'd', body: {}, expect: 0 }))).toMatchObject({ status: 409, body: { error: 'full', cap: 'records', limit: 3 } });
+    expect(await refusedWithoutWrite(() => c.rec({ op: 'put', scope: 'project:cap', record_key: 'd', body: {}, expect: 0 }))).toMatchObject({
+      status: 409,
+      body: { error: 'full', cap: 'records', limit: 3 },
+    });
     // Another scope has its own count.
     expect((await c.rec({ op: 'put', scope: 'project:other', record_key: 'd', body: {}, expect: 0 })).status).toBe(200);
     await c.rec({ op: 'put', scope: 'project:cap', record_key: 'a', body: {}, expect: 1, closed: true });
@@ -281,7 +307,11 @@ describe('check 12: caps', () => {
     await svc.admin('PATCH', '/v1/tenants/capped', { caps: { records: 100, bytes: 100 } });
     const c = await caller(svc, 'capped');
     expect((await c.rec({ op: 'put', scope: 'project:bytes', record_key: 'a', body: { t: 'x'.repeat(60) }, expect: 0 })).status).toBe(200);
-    expect((await c.rec({ op: 'put', scope: 'project:bytes', record_key: 'b', body: { t: 'x'.repeat(60) }, expect: 0 })).body).toMatchObject({ error: 'full', cap: 'bytes', limit: 100 });
+    expect((await c.rec({ op: 'put', scope: 'project:bytes', record_key: 'b', body: { t: 'x'.repeat(60) }, expect: 0 })).body).toMatchObject({
+      error: 'full',
+      cap: 'bytes',
+      limit: 100,
+    });
     // A smaller newest version frees bytes: only newest bodies count.
     expect((await c.rec({ op: 'put', scope: 'project:bytes', record_key: 'a', body: {}, expect: 1 })).status).toBe(200);
     expect((await c.rec({ op: 'put', scope: 'project:bytes', record_key: 'b', body: { t: 'x'.repeat(60) }, expect: 0 })).status).toBe(200);

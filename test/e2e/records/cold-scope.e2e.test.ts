@@ -45,8 +45,18 @@ describe('a cold 20,000-record scope', () => {
           ...eventRegistry.encode({
             type: 'RecordVersionWritten',
             data: {
-              ...ctx, body: { k: randomUUID(), n: '', c: '' }, body_bytes: 10, kind: 'note', state: 'active', supersedes: null,
-              ends_at: now + 30 * DAY, subject_kind: 'work', closed: false, purpose: 'routine:big', labels: [], created_ms: now,
+              ...ctx,
+              body: { k: randomUUID(), n: '', c: '' },
+              body_bytes: 10,
+              kind: 'note',
+              state: 'active',
+              supersedes: null,
+              ends_at: now + 30 * DAY,
+              subject_kind: 'work',
+              closed: false,
+              purpose: 'routine:big',
+              labels: [],
+              created_ms: now,
               writer: { job: writer.job, run: 1, call: writer.call, step: 1, agent: 'scribe', plugin, tainted: false },
               request_key: `seed#${i}`,
               dedupe: i === 7 ? await keystore.seal(ctx, 'dedupe', keystore.dedupeDigest(tenant, 'seen before')) : null,
@@ -75,7 +85,11 @@ describe('a cold 20,000-record scope', () => {
     expect((await c.rec({ op: 'put', scope, record_key: 'k0', body: {}, expect: 1 })).body).toMatchObject({ error: 'stale', current: 2 });
     expect((await c.rec({ op: 'put', scope, record_key: 'k5', body: { again: true }, expect: 1 })).body).toMatchObject({ version: 2 });
     expect((await c.rec({ op: 'put', scope, record_key: 'last', body: {}, expect: 0 })).body).toMatchObject({ version: 1 });
-    expect((await c.rec({ op: 'put', scope, record_key: 'one-too-many', body: {}, expect: 0 })).body).toMatchObject({ error: 'full', cap: 'records', limit: RECORDS + 1 });
+    expect((await c.rec({ op: 'put', scope, record_key: 'one-too-many', body: {}, expect: 0 })).body).toMatchObject({
+      error: 'full',
+      cap: 'records',
+      limit: RECORDS + 1,
+    });
     // The instance that seeded it, its cache cold too, agrees.
     const d = await caller(a, 'acme', { purpose: 'routine:big' });
     expect((await d.rec({ op: 'put', scope, record_key: 'k5', body: {}, expect: 1 })).body).toMatchObject({ error: 'stale', current: 2 });

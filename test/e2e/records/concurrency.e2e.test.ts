@@ -21,8 +21,7 @@ afterAll(async () => {
 });
 
 const callers = (count: number) => Promise.all(Array.from({ length: count }, () => caller(a, 'acme', { input: 'race' })));
-const inParallel = (cs: Caller[], body: (i: number) => unknown) =>
-  Promise.all(cs.map((c, i) => records(i % 2 === 0 ? a : b, c.ticket, body(i))));
+const inParallel = (cs: Caller[], body: (i: number) => unknown) => Promise.all(cs.map((c, i) => records(i % 2 === 0 ? a : b, c.ticket, body(i))));
 
 describe('records rules under truly parallel writers (two instances, one database)', () => {
   it('50 puts with the same expect: exactly 1 written, 49 stale', async () => {
@@ -51,7 +50,14 @@ describe('records rules under truly parallel writers (two instances, one databas
 
   it('2 puts with the same dedupe text: exactly 1 duplicate', async () => {
     for (let round = 0; round < 5; round++) {
-      const answers = await inParallel(await callers(2), (i) => ({ op: 'put', scope: 'project:dedupe', record_key: `r${round}-${i}`, body: {}, expect: 0, dedupe: `text ${round}` }));
+      const answers = await inParallel(await callers(2), (i) => ({
+        op: 'put',
+        scope: 'project:dedupe',
+        record_key: `r${round}-${i}`,
+        body: {},
+        expect: 0,
+        dedupe: `text ${round}`,
+      }));
       expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
       expect(answers.filter((r) => r.status === 409 && r.body.error === 'duplicate')).toHaveLength(1);
     }

@@ -30,9 +30,12 @@ describe('group commit over HTTP (two instances, one database)', () => {
     const answers = await Promise.all(
       cs.map((c: Caller, i) => {
         // 20 scopes of their own, 20 new keys in one shared scope, 10 writers on one key.
-        const put = i < 20 ? { scope: `project:own-${i}`, record_key: 'k', expect: 0 }
-          : i < 40 ? { scope: 'project:shared', record_key: `k-${i}`, expect: 0 }
-            : { scope: 'project:shared', record_key: 'contended', expect: 0 };
+        const put =
+          i < 20
+            ? { scope: `project:own-${i}`, record_key: 'k', expect: 0 }
+            : i < 40
+              ? { scope: 'project:shared', record_key: `k-${i}`, expect: 0 }
+              : { scope: 'project:shared', record_key: 'contended', expect: 0 };
         return records(via(i), c.ticket, { op: 'put', body: { i }, ...put });
       }),
     );

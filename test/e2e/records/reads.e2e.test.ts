@@ -41,7 +41,13 @@ describe('list options', () => {
   it('lists live records by scope then key by default, the newest version of each', async () => {
     const r = await w.rec({ op: 'list' });
     expect(r.status).toBe(200);
-    expect(r.body.records.map((x: any) => `${x.scope}/${x.key}`)).toEqual(['project:a/apple', 'project:a/avocado', 'project:a/beet', 'project:a/draft', 'project:b/banana']);
+    expect(r.body.records.map((x: any) => `${x.scope}/${x.key}`)).toEqual([
+      'project:a/apple',
+      'project:a/avocado',
+      'project:a/beet',
+      'project:a/draft',
+      'project:b/banana',
+    ]);
     expect(r.body.records.find((x: any) => x.key === 'draft')).toMatchObject({ version: 2, state: 'draft' });
     expect(r.body).toMatchObject({ withheld: 0, more: false, job_purpose: purposeOfInput('lists') });
   });
@@ -114,7 +120,12 @@ describe('visibility', () => {
     await svc.admin('PATCH', `/v1/tenants/${t}`, { compatible_purposes: { [purposeOfInput('B')]: [purposeOfInput('A')] } });
     const b2 = await caller(svc, t, { input: 'B' });
     const listed = (await b2.rec({ op: 'list' })).body.records;
-    expect(listed.map((x: any) => [x.key, x.writable])).toEqual([['private', false], ['of-a', false], ['of-b', true], ['of-none', false]]);
+    expect(listed.map((x: any) => [x.key, x.writable])).toEqual([
+      ['private', false],
+      ['of-a', false],
+      ['of-b', true],
+      ['of-none', false],
+    ]);
   });
 });
 
@@ -147,7 +158,7 @@ describe('labels, walls and the read audit', () => {
     expect((await reader.rec({ op: 'get', scope: 'tenant', record_key: 'c-red' })).body.record).toBeUndefined();
   });
 
-  it('a write keeps the labels its job has read; reading another plugin agent\'s record taints with memory', async () => {
+  it("a write keeps the labels its job has read; reading another plugin agent's record taints with memory", async () => {
     const t = 'taint';
     await svc.admin('POST', '/v1/tenants', { id: t, settings: { grants: { mail: ['plugin:notes'] } } });
     await svc.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] });
@@ -171,9 +182,15 @@ describe('labels, walls and the read audit', () => {
       `SELECT data FROM custodian_events WHERE type = 'RecordsRead' AND data->>'job' = $1 AND data->>'op' = 'history' ORDER BY position DESC LIMIT 1`,
       [w.job],
     );
-    expect(rows[0].data).toMatchObject({ call: w.call, op: 'history', startup: false, records: [
-      { scope: 'project:a', key: 'draft', version: 2 }, { scope: 'project:a', key: 'draft', version: 1 },
-    ] });
+    expect(rows[0].data).toMatchObject({
+      call: w.call,
+      op: 'history',
+      startup: false,
+      records: [
+        { scope: 'project:a', key: 'draft', version: 2 },
+        { scope: 'project:a', key: 'draft', version: 1 },
+      ],
+    });
   });
 });
 
@@ -185,7 +202,10 @@ describe('start-up reads', () => {
     expect((await s.rec({ op: 'get', scope: 'project:a', record_key: 'closed' })).body.record).toBeUndefined();
     expect((await s.rec({ op: 'history', scope: 'project:a', record_key: 'gone' })).body.records).toEqual([]);
     expect((await s.rec({ op: 'get', scope: 'project:a', record_key: 'brief' })).body.record).toBeUndefined();
-    const { rows } = await svc.pool.query(`SELECT count(*)::int AS n FROM custodian_events WHERE type = 'RecordsRead' AND data->>'call' = $1 AND (data->>'startup')::boolean`, [s.call]);
+    const { rows } = await svc.pool.query(
+      `SELECT count(*)::int AS n FROM custodian_events WHERE type = 'RecordsRead' AND data->>'call' = $1 AND (data->>'startup')::boolean`,
+      [s.call],
+    );
     expect(rows[0].n).toBe(4);
   });
 });

@@ -65,6 +65,10 @@ describe('start-up tickets never see ended, closed or deleted records or version
   it('an ordinary ticket still sees every version it asks for', async () => {
     const o = await caller(svc, 'boot', { input: 'startup', start: { timeout_ms: 30 * DAY } });
     expect((await o.rec({ op: 'get', scope: 'project:a', record_key: 'revived', version: 2 })).body.record).toMatchObject({ state: 'deleted' });
-    expect(shown(await o.rec({ op: 'history', scope: 'project:a', record_key: 'reopened' }))).toEqual(['reopened@3:active', 'reopened@2:active:closed', 'reopened@1:active']);
+    expect(shown(await o.rec({ op: 'history', scope: 'project:a', record_key: 'reopened' }))).toEqual([
+      'reopened@3:active',
+      'reopened@2:active:closed',
+      'reopened@1:active',
+    ]);
   });
 });

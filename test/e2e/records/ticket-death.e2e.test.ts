@@ -39,6 +39,9 @@ describe('ticket death across two instances', () => {
     const c = await caller(a, 'acme');
     expect((await records(b, c.ticket, { op: 'put', scope: 'project:caps', record_key: 'one', body: {}, expect: 0 })).status).toBe(200);
     expect((await a.admin('PATCH', '/v1/tenants/acme', { caps: { records: 1, bytes: 1_000_000 } })).status).toBe(200);
-    expect((await records(b, c.ticket, { op: 'put', scope: 'project:caps', record_key: 'two', body: {}, expect: 0 })).body).toMatchObject({ error: 'full', limit: 1 });
+    expect((await records(b, c.ticket, { op: 'put', scope: 'project:caps', record_key: 'two', body: {}, expect: 0 })).body).toMatchObject({
+      error: 'full',
+      limit: 1,
+    });
   });
 });

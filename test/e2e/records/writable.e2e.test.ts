@@ -14,7 +14,11 @@ beforeAll(async () => {
   });
   await svc.admin('POST', `/v1/tenants/${T}/plugins`, { name: 'notes', scopes: ['agent', 'tenant'], functions: ['save'], agents: ['scribe', 'other'] });
   const scribe = await caller(svc, T, { purpose: PURPOSE });
-  for (const [key, extra] of [['pref', { subject_kind: 'person' }], ['doc', {}], ['closing', {}]] as const) {
+  for (const [key, extra] of [
+    ['pref', { subject_kind: 'person' }],
+    ['doc', {}],
+    ['closing', {}],
+  ] as const) {
     const r = await scribe.rec({ op: 'put', scope: 'tenant', record_key: key, body: { key }, expect: 0, ...extra });
     if (r.status !== 200) throw new Error(JSON.stringify(r.body));
   }
@@ -35,7 +39,7 @@ describe('writable is whether the next put would pass checks 4, 7, 8 and 9', () 
     expect(await writableAgreesWithPut(other, 'pref')).toEqual({ writable: false, put: 'person_off' });
   });
 
-  it('a work record read by a data subject\'s job without memory about people is not writable (person_off)', async () => {
+  it("a work record read by a data subject's job without memory about people is not writable (person_off)", async () => {
     const other = await caller(svc, T, { agent: 'other', purpose: PURPOSE, data_subject: 'user:ada' });
     expect(await writableAgreesWithPut(other, 'doc')).toEqual({ writable: false, put: 'person_off' });
   });

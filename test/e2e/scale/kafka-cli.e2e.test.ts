@@ -19,7 +19,10 @@ const refused = async (args: string[], env: Record<string, string>) => {
 
 describe('custodian kafka (refusals)', () => {
   it('refuses to run without KAFKA_BROKERS', async () => {
-    expect(await refused(['kafka', 'consume', '--group', 'g'], {})).toEqual({ code: 2, stderr: 'custodian: KAFKA_BROKERS is not set (e.g. KAFKA_BROKERS=127.0.0.1:9092)\n' });
+    expect(await refused(['kafka', 'consume', '--group', 'g'], {})).toEqual({
+      code: 2,
+      stderr: 'custodian: KAFKA_BROKERS is not set (e.g. KAFKA_BROKERS=127.0.0.1:9092)\n',
+    });
     expect((await refused(['kafka', 'relay'], {})).code).toBe(2);
   });
 

@@ -93,7 +93,10 @@ else
     };
 
     const applied = async (group: string) =>
-      Number((await targetPool.query<{ n: string }>('SELECT coalesce(sum(applied), 0) AS n FROM custodian_consumer_offsets WHERE group_id = $1', [group])).rows[0]!.n);
+      Number(
+        (await targetPool.query<{ n: string }>('SELECT coalesce(sum(applied), 0) AS n FROM custodian_consumer_offsets WHERE group_id = $1', [group])).rows[0]!
+          .n,
+      );
 
     const startWorker = (group: string) => {
       const child = spawn(process.execPath, [path.join(root, 'bin/custodian.js'), 'kafka', 'consume', '--group', group], {
@@ -104,7 +107,8 @@ else
       return child;
     };
 
-    const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+    const exited = (child: ChildProcess) =>
+      new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
     beforeAll(async () => {
       await admin.connect();
@@ -141,7 +145,9 @@ else
       // Kept for good, so a new consumer group can build from the first event.
       expect(created.resources[0]!.configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '-1' });
 
-      const stored = (await svc.pool.query<{ position: string; stream: string; data: unknown }>('SELECT position, stream, data FROM custodian_events ORDER BY position')).rows;
+      const stored = (
+        await svc.pool.query<{ position: string; stream: string; data: unknown }>('SELECT position, stream, data FROM custodian_events ORDER BY position')
+      ).rows;
       const seen: { partition: number; key: string; raw: string; headers: Record<string, string> }[] = [];
       const consumer = kafka.consumer({ groupId: `inspect-${randomUUID()}` });
       await consumer.connect();
@@ -182,7 +188,9 @@ else
       expect(bodies.length).toBe(24);
       for (const m of bodies) expect(m.raw).toContain(JSON.stringify(m.event.data.body));
       // The control: the marker is what the bodies say when opened, and it is on no message.
-      expect((await (await caller(svc, 'acme', { input: 'round a' })).rec({ op: 'get', scope: 'tenant', record_key: 'a-0-0' })).body.record.body.text).toContain(BODY_MARKER);
+      expect(
+        (await (await caller(svc, 'acme', { input: 'round a' })).rec({ op: 'get', scope: 'tenant', record_key: 'a-0-0' })).body.record.body.text,
+      ).toContain(BODY_MARKER);
       expect(seen.filter((m) => m.raw.includes(BODY_MARKER))).toEqual([]);
       expect(new Set(partitionOf.values()).size).toBeGreaterThan(1);
     });
@@ -207,9 +215,16 @@ else
       await blocker.query(`SELECT 1 FROM rm_records WHERE tenant = 'acme' AND key = 'a-0-0' FOR UPDATE`);
       const a = startWorker(group);
       const stalled = async () =>
-        Number((await targetPool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n) > 0;
+        Number(
+          (await targetPool.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))
+            .rows[0]!.n,
+        ) > 0;
       let atKill = 0;
-      await until('worker A has applied some partitions and stalls inside a transaction on another', async () => (atKill = await applied(group)) > 0 && (await stalled()), 120_000);
+      await until(
+        'worker A has applied some partitions and stalls inside a transaction on another',
+        async () => (atKill = await applied(group)) > 0 && (await stalled()),
+        120_000,
+      );
       a.kill('SIGKILL');
       await exited(a);
       await blocker.query('ROLLBACK');
@@ -234,9 +249,13 @@ else
       expect(await dumpReadModels(targetPool, models)).toEqual(await dumpReadModels(svc.pool, models));
       // The non-idempotent counter in rm_jobs would show a CallMinted applied twice.
       const minted = (await targetPool.query<{ n: string }>('SELECT sum(calls_minted) AS n FROM rm_jobs')).rows[0]!.n;
-      expect(Number(minted)).toBe(Number((await svc.pool.query<{ n: string }>(`SELECT count(*) AS n FROM custodian_events WHERE type = 'CallMinted'`)).rows[0]!.n));
+      expect(Number(minted)).toBe(
+        Number((await svc.pool.query<{ n: string }>(`SELECT count(*) AS n FROM custodian_events WHERE type = 'CallMinted'`)).rows[0]!.n),
+      );
       expect([b.exitCode, again.exitCode]).toEqual([null, null]);
-      process.stderr.write(`kafka consumer group: worker A killed inside a transaction after ${atKill} of ${total} events; ${all} events on the topic, each applied exactly once by the group\n`);
+      process.stderr.write(
+        `kafka consumer group: worker A killed inside a transaction after ${atKill} of ${total} events; ${all} events on the topic, each applied exactly once by the group\n`,
+      );
 
       // A relay that crashed after publishing publishes again: the group drops every repeat.
       await svc.pool.query('UPDATE custodian_relay SET position = 0 WHERE target = $1', [`kafka:${topic}`]);

@@ -188,7 +188,12 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     let everything: readonly RecordedEvent[] = [];
     await untilAsync(async () => mine((everything = await store.readAll(head))).length === 4);
     const all = mine(everything);
-    expect(all.map((e) => [e.stream, e.revision])).toEqual([[a, 0], [b, 0], [b, 1], [a, 1]]);
+    expect(all.map((e) => [e.stream, e.revision])).toEqual([
+      [a, 0],
+      [b, 0],
+      [b, 1],
+      [a, 1],
+    ]);
     const positions = everything.map((e) => e.position);
     expect([...positions].sort((x, y) => x - y)).toEqual(positions);
     expect(new Set(positions).size).toBe(positions.length);

@@ -42,7 +42,11 @@ afterAll(async () => {
 });
 
 const txOf = async (positions: readonly number[]) =>
-  (await pool.query<{ position: number; tx: string }>('SELECT position, tx_id::text AS tx FROM custodian_events WHERE position = ANY($1::bigint[])', [positions])).rows;
+  (
+    await pool.query<{ position: number; tx: string }>('SELECT position, tx_id::text AS tx FROM custodian_events WHERE position = ANY($1::bigint[])', [
+      positions,
+    ])
+  ).rows;
 
 describe('postgres group commit', () => {
   it('commits concurrent appends to many streams together, each checked against its own stream', async () => {

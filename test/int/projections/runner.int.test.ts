@@ -48,9 +48,13 @@ const seed = async (store: EventStore, jobs: number) => {
 
 const runWorker = (url: string, batchSize: number, pauseMs: number, killAfterLines: number | null) =>
   new Promise<{ lines: string[]; killed: boolean }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures/worker.ts'), url, String(batchSize), String(pauseMs), masterKey.toString('base64')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(here, 'fixtures/worker.ts'), url, String(batchSize), String(pauseMs), masterKey.toString('base64')],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const lines: string[] = [];
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -83,7 +87,6 @@ const visibleHead = async () => {
 };
 
 describe('projection runner (postgres)', () => {
-
   beforeAll(async () => {
     db = await freshDatabase();
     pool = createPool(db.url, 10);

@@ -2,7 +2,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { consistencyProof, inclusionProof, leafHash, rangeHash, rootOf, verifyConsistency, verifyInclusion, type NodeSource } from '../../../domain/audit/merkle.ts';
+import {
+  consistencyProof,
+  inclusionProof,
+  leafHash,
+  rangeHash,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+  type NodeSource,
+} from '../../../domain/audit/merkle.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // A copy of ../shared/vectors/rfc6962 (Apache-2.0, LICENSE beside it), so a clone tests alone.

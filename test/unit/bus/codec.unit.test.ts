@@ -41,8 +41,15 @@ describe('bus codec', () => {
 
   it('refuses a message whose key is not its stream, an unknown envelope version and unknown fields', () => {
     const e: RecordedEvent = {
-      event_id: 'e1', type: 'T', schema_version: 1, data: { a: 1 }, metadata: { tenant: 't', causation_id: null, correlation_id: null },
-      stream: 's', revision: 0, position: 1, recorded_at: 0,
+      event_id: 'e1',
+      type: 'T',
+      schema_version: 1,
+      data: { a: 1 },
+      metadata: { tenant: 't', causation_id: null, correlation_id: null },
+      stream: 's',
+      revision: 0,
+      position: 1,
+      recorded_at: 0,
     };
     const m = encodeEvent(e);
     expect(decodeEvent('other', m.value)).toEqual({ ok: false, error: "key is not the event's stream" });

@@ -9,39 +9,102 @@ const text = fc.string({ maxLength: 20 });
 const ms = fc.integer({ min: 0, max: 2 ** 45 });
 const strings = fc.array(text, { maxLength: 4 });
 
-const jobStarted = fc.record({
-  tenant: text, job: text, run: fc.integer({ min: 1, max: 9 }), agent: text, plugin: text, install_gen: fc.integer({ min: 1, max: 9 }),
-  purpose: text, subject: text, data_subject: fc.option(text, { nil: null }), labels: strings, scopes: strings,
-  startup_function: fc.option(text, { nil: null }), budget_usd: fc.option(fc.double({ min: 0, max: 1e6, noNaN: true }), { nil: null }),
-  max_depth: fc.option(fc.integer({ min: 0, max: 32 }), { nil: null }), expires_ms: fc.option(ms, { nil: null }), constraints: fc.jsonValue(), parent: fc.option(text, { nil: null }), start_digest: text, started_ms: ms,
-}).map((data): DomainEvent => ({ type: 'JobStarted', data }));
+const jobStarted = fc
+  .record({
+    tenant: text,
+    job: text,
+    run: fc.integer({ min: 1, max: 9 }),
+    agent: text,
+    plugin: text,
+    install_gen: fc.integer({ min: 1, max: 9 }),
+    purpose: text,
+    subject: text,
+    data_subject: fc.option(text, { nil: null }),
+    labels: strings,
+    scopes: strings,
+    startup_function: fc.option(text, { nil: null }),
+    budget_usd: fc.option(fc.double({ min: 0, max: 1e6, noNaN: true }), { nil: null }),
+    max_depth: fc.option(fc.integer({ min: 0, max: 32 }), { nil: null }),
+    expires_ms: fc.option(ms, { nil: null }),
+    constraints: fc.jsonValue(),
+    parent: fc.option(text, { nil: null }),
+    start_digest: text,
+    started_ms: ms,
+  })
+  .map((data): DomainEvent => ({ type: 'JobStarted', data }));
 
-const callMinted = fc.record({
-  tenant: text, job: text, run: fc.nat(9), call: text, step: fc.nat(99), function: text, ticket_hash: text,
-  idempotency_key: text, startup: fc.boolean(), minted_ms: ms,
-}).map((data): DomainEvent => ({ type: 'CallMinted', data }));
+const callMinted = fc
+  .record({
+    tenant: text,
+    job: text,
+    run: fc.nat(9),
+    call: text,
+    step: fc.nat(99),
+    function: text,
+    ticket_hash: text,
+    idempotency_key: text,
+    startup: fc.boolean(),
+    minted_ms: ms,
+  })
+  .map((data): DomainEvent => ({ type: 'CallMinted', data }));
 
-const pluginInstalled = fc.record({
-  tenant: text, name: text, install_gen: fc.nat(9), scopes: fc.subarray(['agent', 'project', 'tenant'] as ('agent' | 'project' | 'tenant')[]),
-  functions: strings, agents: strings, startup: fc.option(text, { nil: null }), installed_ms: ms,
-}, ).chain((data) => fc.option(text, { nil: undefined }).map((request_id) => (request_id === undefined ? data : { ...data, request_id }))).map((data): DomainEvent => ({ type: 'PluginInstalled', data }));
+const pluginInstalled = fc
+  .record({
+    tenant: text,
+    name: text,
+    install_gen: fc.nat(9),
+    scopes: fc.subarray(['agent', 'project', 'tenant'] as ('agent' | 'project' | 'tenant')[]),
+    functions: strings,
+    agents: strings,
+    startup: fc.option(text, { nil: null }),
+    installed_ms: ms,
+  })
+  .chain((data) => fc.option(text, { nil: undefined }).map((request_id) => (request_id === undefined ? data : { ...data, request_id })))
+  .map((data): DomainEvent => ({ type: 'PluginInstalled', data }));
 
 describe('event codecs', () => {
   it('decodes the v1 shapes written before ceilings could be none and request ids existed (SPEC §6 corrections)', () => {
     const block = {
-      job: 'j', subject: 'user:ada', agent: 'a', agent_version: '1', plugin: 'p', install_gen: 2, purpose: '', scopes: ['plugin:p'], budget_usd: null,
-      max_depth: 4, depth: 0, expires_ms: 86_400_000, policy_version: 1, epoch: 1, level: 'L2', granted_by: 'tenant:t', level_policy_version: 1,
-      labels: [], constraints_digest: 'd',
+      job: 'j',
+      subject: 'user:ada',
+      agent: 'a',
+      agent_version: '1',
+      plugin: 'p',
+      install_gen: 2,
+      purpose: '',
+      scopes: ['plugin:p'],
+      budget_usd: null,
+      max_depth: 4,
+      depth: 0,
+      expires_ms: 86_400_000,
+      policy_version: 1,
+      epoch: 1,
+      level: 'L2',
+      granted_by: 'tenant:t',
+      level_policy_version: 1,
+      labels: [],
+      constraints_digest: 'd',
     };
     const v1: [string, unknown][] = [
       ['EnvelopeBlockAppended', { tenant: 't', job: 'j', run: 1, index: 0, signed: { block, mac: 'm' } }],
       ['PluginInstalled', { tenant: 't', name: 'p', install_gen: 3, scopes: ['tenant'], functions: [], agents: [], startup: null, installed_ms: 1 }],
-      ['RevocationBatchApplied', { tenant: 't', epoch: 2, items: [{ kind: 'kill_agent', agent: 'p/a' }], revocations: [{ kind: 'kill_agent', agent: 'p/a' }], grants: {}, people: {}, removed_plugins: [], applied_ms: 1 }],
+      [
+        'RevocationBatchApplied',
+        {
+          tenant: 't',
+          epoch: 2,
+          items: [{ kind: 'kill_agent', agent: 'p/a' }],
+          revocations: [{ kind: 'kill_agent', agent: 'p/a' }],
+          grants: {},
+          people: {},
+          removed_plugins: [],
+          applied_ms: 1,
+        },
+      ],
       ['TenantSettingsChanged', { tenant: 't', changes: { retention_days: 3 }, changed_ms: 1 }],
     ];
     for (const [type, data] of v1) expect(eventRegistry.decode(type, 1, data)).toEqual(E.right({ type, data }));
   });
-
 
   it('every event survives encode → JSON → decode unchanged', () => {
     fc.assert(

@@ -13,10 +13,22 @@ import { specify } from '../../support/decider.ts';
 
 const mac = (input: string) => createHmac('sha256', 'k').update(input).digest('hex');
 const tenantEvents: TenantEvent[] = [
-  { type: 'TenantCreated', data: { tenant: 'acme', settings: { ...defaultSettings(), grants: { boss: ['plugin:worker', 'plugin:mail'] } }, authority_epoch: 3, created_ms: 0 } },
-  { type: 'PluginInstalled', data: { tenant: 'acme', name: 'boss', install_gen: 1, scopes: ['tenant'], functions: ['plan'], agents: ['lead'], startup: null, installed_ms: 0 } },
-  { type: 'PluginInstalled', data: { tenant: 'acme', name: 'worker', install_gen: 2, scopes: ['tenant'], functions: ['do'], agents: ['hand'], startup: null, installed_ms: 0 } },
-  { type: 'PluginInstalled', data: { tenant: 'acme', name: 'mail', install_gen: 1, scopes: ['tenant'], functions: ['send'], agents: ['postman'], startup: null, installed_ms: 0 } },
+  {
+    type: 'TenantCreated',
+    data: { tenant: 'acme', settings: { ...defaultSettings(), grants: { boss: ['plugin:worker', 'plugin:mail'] } }, authority_epoch: 3, created_ms: 0 },
+  },
+  {
+    type: 'PluginInstalled',
+    data: { tenant: 'acme', name: 'boss', install_gen: 1, scopes: ['tenant'], functions: ['plan'], agents: ['lead'], startup: null, installed_ms: 0 },
+  },
+  {
+    type: 'PluginInstalled',
+    data: { tenant: 'acme', name: 'worker', install_gen: 2, scopes: ['tenant'], functions: ['do'], agents: ['hand'], startup: null, installed_ms: 0 },
+  },
+  {
+    type: 'PluginInstalled',
+    data: { tenant: 'acme', name: 'mail', install_gen: 1, scopes: ['tenant'], functions: ['send'], agents: ['postman'], startup: null, installed_ms: 0 },
+  },
 ];
 const tenant = fold(tenantDecider, tenantEvents);
 
@@ -26,7 +38,21 @@ const decide = (job: string, request: StartJobRequest, parent: JobStreamEvent[] 
   given([]).when({ type: 'StartJob', tenant, job, request, parent: parent ? fold(jobDecider, parent) : null, mac, now } as JobCommand);
 const chainOf = (events: JobStreamEvent[]): Chain => events.flatMap((e) => (e.type === 'EnvelopeBlockAppended' ? [e.data.signed] : []));
 
-const root = decide('root', { agent: 'lead', plugin: 'boss', subject: 'user:ada', input: 'go', budget_usd: 10, max_depth: 2, timeout_ms: 60_000, constraints: ['cite the ticket'], labels: ['internal'] }, null).accepted();
+const root = decide(
+  'root',
+  {
+    agent: 'lead',
+    plugin: 'boss',
+    subject: 'user:ada',
+    input: 'go',
+    budget_usd: 10,
+    max_depth: 2,
+    timeout_ms: 60_000,
+    constraints: ['cite the ticket'],
+    labels: ['internal'],
+  },
+  null,
+).accepted();
 const child = (request: Partial<StartJobRequest>, parent = root) =>
   decide('child', { agent: 'hand', plugin: 'worker', subject: 'user:ada', parent: 'root', ...request }, parent, 2000);
 
@@ -35,10 +61,36 @@ describe('block 0', () => {
     const chain = chainOf(root);
     expect(chain).toHaveLength(1);
     expect(chain[0]!.block).toEqual({
-      job: 'root', run: 1, subject: 'user:ada', agent: 'lead', agent_version: '1', plugin: 'boss', install_gen: 1, purpose: expect.stringMatching(/^[0-9a-f]{64}$/),
-      scopes: ['agent:boss/lead', 'agent:mail/postman', 'agent:worker/hand', 'plugin:boss', 'plugin:mail', 'plugin:worker', 'tool:boss/plan', 'tool:mail/send', 'tool:worker/do'],
-      budget_usd: 10, max_depth: 2, depth: 0, expires_ms: 61_000, policy_version: 1, epoch: 3, level: 'L2', granted_by: 'tenant:acme',
-      level_policy_version: 1, labels: ['internal'], constraints_digest: constraintsDigest(['cite the ticket']),
+      job: 'root',
+      run: 1,
+      subject: 'user:ada',
+      agent: 'lead',
+      agent_version: '1',
+      plugin: 'boss',
+      install_gen: 1,
+      purpose: expect.stringMatching(/^[0-9a-f]{64}$/),
+      scopes: [
+        'agent:boss/lead',
+        'agent:mail/postman',
+        'agent:worker/hand',
+        'plugin:boss',
+        'plugin:mail',
+        'plugin:worker',
+        'tool:boss/plan',
+        'tool:mail/send',
+        'tool:worker/do',
+      ],
+      budget_usd: 10,
+      max_depth: 2,
+      depth: 0,
+      expires_ms: 61_000,
+      policy_version: 1,
+      epoch: 3,
+      level: 'L2',
+      granted_by: 'tenant:acme',
+      level_policy_version: 1,
+      labels: ['internal'],
+      constraints_digest: constraintsDigest(['cite the ticket']),
     });
     expect(chainVerifies(chain, mac)).toBe(true);
     expect(envelopeHash(chain)).toMatch(/^[0-9a-f]{64}$/);
@@ -52,8 +104,16 @@ describe('child blocks only narrow', () => {
     expect(chain).toHaveLength(2);
     expect(chain[0]).toEqual(chainOf(root)[0]);
     expect(chain[1]!.block).toMatchObject({
-      subject: 'user:ada', epoch: 3, depth: 1, max_depth: 2, budget_usd: 5, expires_ms: 61_000, level: 'L2', plugin: 'worker',
-      purpose: chainOf(root)[0]!.block.purpose, scopes: ['agent:worker/hand', 'plugin:worker', 'tool:worker/do'],
+      subject: 'user:ada',
+      epoch: 3,
+      depth: 1,
+      max_depth: 2,
+      budget_usd: 5,
+      expires_ms: 61_000,
+      level: 'L2',
+      plugin: 'worker',
+      purpose: chainOf(root)[0]!.block.purpose,
+      scopes: ['agent:worker/hand', 'plugin:worker', 'tool:worker/do'],
       constraints_digest: constraintsDigest(['cite the ticket']),
     });
     expect(events[0]!.data).toMatchObject({ constraints: ['cite the ticket'], parent: 'root' });
@@ -83,7 +143,9 @@ describe('child blocks only narrow', () => {
   });
 
   it('gives a tampered parent chain nothing', () => {
-    const tampered = root.map((e) => (e.type === 'EnvelopeBlockAppended' ? { ...e, data: { ...e.data, signed: { ...e.data.signed, block: { ...e.data.signed.block, budget_usd: 1000 } } } } : e));
+    const tampered = root.map((e) =>
+      e.type === 'EnvelopeBlockAppended' ? { ...e, data: { ...e.data, signed: { ...e.data.signed, block: { ...e.data.signed.block, budget_usd: 1000 } } } } : e,
+    );
     child({}, tampered).then({ error: 'envelope_invalid', what: 'parent' });
     expect(chainVerifies(chainOf(tampered), mac)).toBe(false);
   });
@@ -92,22 +154,35 @@ describe('child blocks only narrow', () => {
 describe('reaches: the one revocation rule', () => {
   const name = fc.constantFrom('a', 'b', 'c', 'd');
   const blockArb = fc.record({
-    plugin: name, agent: name, subject: fc.constantFrom('user:ada', 'user:bob', 'apikey:k1', 'apikey:k2'),
-    scopes: fc.uniqueArray(fc.oneof(name.map((p) => `plugin:${p}`), fc.tuple(name, name).map(([p, f]) => `tool:${p}/${f}`)), { maxLength: 4 }),
+    plugin: name,
+    agent: name,
+    subject: fc.constantFrom('user:ada', 'user:bob', 'apikey:k1', 'apikey:k2'),
+    scopes: fc.uniqueArray(
+      fc.oneof(
+        name.map((p) => `plugin:${p}`),
+        fc.tuple(name, name).map(([p, f]) => `tool:${p}/${f}`),
+      ),
+      { maxLength: 4 },
+    ),
   });
-  const chainArb = fc.array(blockArb, { minLength: 1, maxLength: 4 }).map((bs): Chain =>
-    bs.map((b, i): SignedBlock => ({ block: { ...baseBlock, ...b, depth: i, job: `j${i}` }, mac: 'm' })),
-  );
+  const chainArb = fc
+    .array(blockArb, { minLength: 1, maxLength: 4 })
+    .map((bs): Chain => bs.map((b, i): SignedBlock => ({ block: { ...baseBlock, ...b, depth: i, job: `j${i}` }, mac: 'm' })));
   const baseBlock: Block = chainOf(root)[0]!.block;
 
   const involves = (r: Revocation, chain: Chain) => {
     const blocks = chain.map((b) => b.block);
     switch (r.kind) {
-      case 'kill_agent': return blocks.some((b) => r.agent === `${b.plugin}/${b.agent}`);
-      case 'grant_narrowed': return blocks.some((b) => b.plugin === r.grantee && b.scopes.includes(r.scope));
-      case 'plugin_removed': return blocks.some((b) => b.plugin === r.plugin || b.scopes.some((s) => s === `plugin:${r.plugin}` || s.startsWith(`tool:${r.plugin}/`)));
-      case 'api_key_revoked': return blocks.some((b) => b.subject === `apikey:${r.key}`);
-      case 'person_revoked': return blocks.some((b) => b.subject === r.person);
+      case 'kill_agent':
+        return blocks.some((b) => r.agent === `${b.plugin}/${b.agent}`);
+      case 'grant_narrowed':
+        return blocks.some((b) => b.plugin === r.grantee && b.scopes.includes(r.scope));
+      case 'plugin_removed':
+        return blocks.some((b) => b.plugin === r.plugin || b.scopes.some((s) => s === `plugin:${r.plugin}` || s.startsWith(`tool:${r.plugin}/`)));
+      case 'api_key_revoked':
+        return blocks.some((b) => b.subject === `apikey:${r.key}`);
+      case 'person_revoked':
+        return blocks.some((b) => b.subject === r.person);
     }
   };
   const revocationArb: fc.Arbitrary<Revocation> = fc.oneof(
@@ -119,9 +194,12 @@ describe('reaches: the one revocation rule', () => {
   );
 
   it('reaches exactly the chains that involve what was revoked', () => {
-    fc.assert(fc.property(revocationArb, chainArb, (r, chain) => {
-      expect(reaches(r, chain)).toBe(involves(r, chain));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(revocationArb, chainArb, (r, chain) => {
+        expect(reaches(r, chain)).toBe(involves(r, chain));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('reaches a chain as soon as any block involves the revoked thing, wherever it stands', () => {

@@ -10,11 +10,37 @@ import { defaultSettings, type TenantSettings } from '../../../domain/tenants/se
 const NOW = 1_000_000_000_000;
 let rk = 0;
 const writer = (over: Partial<Writer>): Writer => ({
-  job: 'j', run: 1, call: 'c', step: 1, agent: 'scribe', plugin: 'notes', purpose: 'p', data_subject: null, labels: [], tainted: false, ...over,
+  job: 'j',
+  run: 1,
+  call: 'c',
+  step: 1,
+  agent: 'scribe',
+  plugin: 'notes',
+  purpose: 'p',
+  data_subject: null,
+  labels: [],
+  tainted: false,
+  ...over,
 });
 const put = (settings: TenantSettings, w: Writer, scope: string, expect: number, subject_kind: 'work' | 'person' | null): PutRecord => ({
-  tenant: 't', plugin: 'notes', settings, writer: w, request_key: `rk${++rk}`, scope, key: 'k', expect, kind: 'note', state: 'active',
-  supersedes: null, ends_at: null, subject_kind, closed: false, body: { k: 'key', n: 'n', c: 'c' }, body_bytes: 10, dedupe_digest: null, now: NOW,
+  tenant: 't',
+  plugin: 'notes',
+  settings,
+  writer: w,
+  request_key: `rk${++rk}`,
+  scope,
+  key: 'k',
+  expect,
+  kind: 'note',
+  state: 'active',
+  supersedes: null,
+  ends_at: null,
+  subject_kind,
+  closed: false,
+  body: { k: 'key', n: 'n', c: 'c' },
+  body_bytes: 10,
+  dedupe_digest: null,
+  now: NOW,
 });
 
 /** The refusal the next put with the request's defaults meets at checks 4–9, through the put path itself. */
@@ -40,7 +66,11 @@ describe('writable is whether the next put would pass checks 4, 7, 8 and 9', () 
           reader: fc.record({ agent, purpose, data_subject: fc.constantFrom(null, 'user:bo') }),
           scope: fc.constantFrom('tenant', 'project:x', 'agent:scribe', 'agent:other'),
           kind: fc.constantFrom<'work' | 'person' | null>(null, 'work', 'person'),
-          memory: fc.subarray([{ agent: 'scribe', purpose: 'p' }, { agent: 'notes/other', purpose: 'p' }, { agent: 'other', purpose: 'q' }]),
+          memory: fc.subarray([
+            { agent: 'scribe', purpose: 'p' },
+            { agent: 'notes/other', purpose: 'p' },
+            { agent: 'other', purpose: 'q' },
+          ]),
           shared: fc.subarray(['tenant', 'project:x']),
           scopes: fc.subarray<RecordScopeKind>(['agent', 'project', 'tenant'], { minLength: 1 }),
         }),

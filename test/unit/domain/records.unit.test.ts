@@ -13,10 +13,25 @@ const NOW = 1_000_000_000_000;
 const settings = (over: Partial<TenantSettings> = {}): TenantSettings => ({ ...defaultSettings(), ...over });
 let req = 0;
 const put = (over: Partial<PutRecord> = {}): PutRecord => ({
-  tenant: 't', plugin: 'notes', settings: settings(),
+  tenant: 't',
+  plugin: 'notes',
+  settings: settings(),
   writer: { job: 'j', run: 1, call: 'c', step: 1, agent: 'scribe', plugin: 'notes', purpose: 'p', data_subject: null, labels: [], tainted: false },
-  request_key: `rk${++req}`, scope: 'tenant', key: 'k', expect: 0, kind: 'note', state: 'active', supersedes: null, ends_at: null,
-  subject_kind: null, closed: false, body: { k: 'key', n: 'n', c: 'c' }, body_bytes: 10, dedupe_digest: null, now: NOW, ...over,
+  request_key: `rk${++req}`,
+  scope: 'tenant',
+  key: 'k',
+  expect: 0,
+  kind: 'note',
+  state: 'active',
+  supersedes: null,
+  ends_at: null,
+  subject_kind: null,
+  closed: false,
+  body: { k: 'key', n: 'n', c: 'c' },
+  body_bytes: 10,
+  dedupe_digest: null,
+  now: NOW,
+  ...over,
 });
 
 const scopeDecider: Decider<PutRecord, OpenedRecordEvent, ScopeState> = { initialState: initialScopeState, evolve: evolveScope, decide: decidePut };
@@ -37,51 +52,78 @@ describe('records decider: checks 5–12 in order', () => {
 
   it('answers a repeated request key with nothing new (check 5), before checking expect', () => {
     const first = put({ request_key: 'same' });
-    given([first]).when(put({ request_key: 'same', key: 'other', expect: 7 })).thenNothing();
+    given([first])
+      .when(put({ request_key: 'same', key: 'other', expect: 7 }))
+      .thenNothing();
   });
 
   it('refuses a stale expect with the current version (check 6)', () => {
-    given([put()]).when(put({ expect: 0 })).then({ error: 'stale', current: 1 });
+    given([put()])
+      .when(put({ expect: 0 }))
+      .then({ error: 'stale', current: 1 });
   });
 
   it('stale comes before purpose, purpose before closed', () => {
     const other = { ...put().writer, purpose: 'q' };
-    given([put()]).when(put({ expect: 0, writer: other })).then({ error: 'stale', current: 1 });
-    given([put()]).when(put({ expect: 1, writer: other, closed: true })).then({ error: 'purpose' });
-    given([]).when(put({ closed: true })).then({ error: 'closed' });
+    given([put()])
+      .when(put({ expect: 0, writer: other }))
+      .then({ error: 'stale', current: 1 });
+    given([put()])
+      .when(put({ expect: 1, writer: other, closed: true }))
+      .then({ error: 'purpose' });
+    given([])
+      .when(put({ closed: true }))
+      .then({ error: 'closed' });
   });
 
   it('makes a data subject write person, and person sticky (check 9)', () => {
     const on = settings({ person_memory: [{ agent: 'scribe', purpose: 'p' }] });
     const subject = { ...put().writer, data_subject: 'user:ada' };
     const first = put({ settings: on, writer: subject, scope: 'agent:scribe' });
-    const then = given([first]).when(put({ settings: on, scope: 'agent:scribe', expect: 1, subject_kind: 'work' })).accepted();
+    const then = given([first])
+      .when(put({ settings: on, scope: 'agent:scribe', expect: 1, subject_kind: 'work' }))
+      .accepted();
     expect(then[0]!.data.subject_kind).toBe('person');
-    given([]).when(put({ writer: subject })).refused();
+    given([])
+      .when(put({ writer: subject }))
+      .refused();
   });
 
   it('accepts a person write for a plugin-qualified agent in person_memory', () => {
     const on = settings({ person_memory: [{ agent: 'notes/scribe', purpose: 'p' }] });
-    given([]).when(put({ settings: on, scope: 'agent:scribe', subject_kind: 'person' })).accepted();
+    given([])
+      .when(put({ settings: on, scope: 'agent:scribe', subject_kind: 'person' }))
+      .accepted();
   });
 
   it('refuses ends in the past, at now, and past the longest (check 10)', () => {
-    for (const ends_at of [NOW - 1, NOW, NOW + 365 * DAY_MS + 1])
-      given([]).when(put({ ends_at })).then({ error: 'ends_at', max_days: 365 });
-    given([]).when(put({ ends_at: NOW + 365 * DAY_MS })).accepted();
+    for (const ends_at of [NOW - 1, NOW, NOW + 365 * DAY_MS + 1]) given([]).when(put({ ends_at })).then({ error: 'ends_at', max_days: 365 });
+    given([])
+      .when(put({ ends_at: NOW + 365 * DAY_MS }))
+      .accepted();
   });
 
   it('refuses dedupe only against live records of the same purpose (check 11)', () => {
     const a = put({ key: 'a', dedupe_digest: 'd' });
-    given([a]).when(put({ key: 'b', dedupe_digest: 'd' })).then({ error: 'duplicate', key: 'a', version: 1 });
-    given([a]).when(put({ key: 'a', expect: 1, dedupe_digest: 'd' })).accepted();
-    given([a]).when(put({ key: 'b', dedupe_digest: 'd', writer: { ...put().writer, purpose: 'q' } })).accepted();
-    given([a]).when(put({ key: 'b', dedupe_digest: 'd', now: a.now + 91 * DAY_MS })).accepted();
+    given([a])
+      .when(put({ key: 'b', dedupe_digest: 'd' }))
+      .then({ error: 'duplicate', key: 'a', version: 1 });
+    given([a])
+      .when(put({ key: 'a', expect: 1, dedupe_digest: 'd' }))
+      .accepted();
+    given([a])
+      .when(put({ key: 'b', dedupe_digest: 'd', writer: { ...put().writer, purpose: 'q' } }))
+      .accepted();
+    given([a])
+      .when(put({ key: 'b', dedupe_digest: 'd', now: a.now + 91 * DAY_MS }))
+      .accepted();
   });
 
   it('dedupe comes before caps (check 11 before 12)', () => {
     const tight = settings({ caps: { records: 1, bytes: 1000 } });
-    given([put({ key: 'a', dedupe_digest: 'd', settings: tight })]).when(put({ key: 'b', dedupe_digest: 'd', settings: tight })).then({ error: 'duplicate', key: 'a', version: 1 });
+    given([put({ key: 'a', dedupe_digest: 'd', settings: tight })])
+      .when(put({ key: 'b', dedupe_digest: 'd', settings: tight }))
+      .then({ error: 'duplicate', key: 'a', version: 1 });
   });
 
   it('lets a write that shrinks usage through even over a lowered cap (check 12)', () => {
@@ -120,7 +162,17 @@ describe('records decider: properties', () => {
         const state: ScopeState = initialScopeState();
         for (const o of ops) {
           const current = newest(state.records.get(o.key))?.version ?? 0;
-          const d = decidePut(put({ key: o.key, state: o.state, closed: o.closed, body_bytes: o.bytes, expect: o.stale ? current + 1 : current, settings: settings({ caps: { records: 3, bytes: 900 } }) }), state);
+          const d = decidePut(
+            put({
+              key: o.key,
+              state: o.state,
+              closed: o.closed,
+              body_bytes: o.bytes,
+              expect: o.stale ? current + 1 : current,
+              settings: settings({ caps: { records: 3, bytes: 900 } }),
+            }),
+            state,
+          );
           if (E.isRight(d)) d.right.forEach((e: OpenedRecordEvent) => evolveScope(state, e));
         }
         const counted = [...state.records.values()].map(newest).filter(countsUnderCaps);

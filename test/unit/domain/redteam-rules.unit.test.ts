@@ -17,11 +17,22 @@ const settings = (over: Partial<TenantSettings> = {}): TenantSettings => ({ ...d
 const tenant = (over: Partial<TenantSettings> = {}) =>
   fold(tenantDecider, [
     { type: 'TenantCreated', data: { tenant: 'acme', settings: settings(over), authority_epoch: 1, created_ms: 0 } },
-    { type: 'PluginInstalled', data: { tenant: 'acme', name: 'notes', install_gen: 1, scopes: ['tenant'], functions: ['save'], agents: ['scribe'], startup: null, installed_ms: 0 } },
+    {
+      type: 'PluginInstalled',
+      data: { tenant: 'acme', name: 'notes', install_gen: 1, scopes: ['tenant'], functions: ['save'], agents: ['scribe'], startup: null, installed_ms: 0 },
+    },
   ] satisfies TenantStreamEvent[]);
 const start = (over: Partial<TenantSettings>, request: Partial<StartJobRequest>, parent: JobStreamEvent[] | null = null, job = 'j1') =>
   jobDecider.decide(
-    { type: 'StartJob', tenant: tenant(over), job, request: { agent: 'scribe', plugin: 'notes', subject: 's', input: 'x', ...request }, parent: parent ? fold(jobDecider, parent) : null, mac, now: 1000 } as JobCommand,
+    {
+      type: 'StartJob',
+      tenant: tenant(over),
+      job,
+      request: { agent: 'scribe', plugin: 'notes', subject: 's', input: 'x', ...request },
+      parent: parent ? fold(jobDecider, parent) : null,
+      mac,
+      now: 1000,
+    } as JobCommand,
     fold(jobDecider, []),
   );
 const ok = <T>(d: E.Either<unknown, readonly T[]>): T[] => {
@@ -37,12 +48,23 @@ describe('walls at a start (SPEC §3 label_walls)', () => {
 
   it('given a red parent, when a child adds blue, then it is refused; adding an unwalled label is not', () => {
     const parent = ok(start(walls, { labels: ['red'] }, null, 'p'));
-    expect(start(walls, { parent: 'p', labels: ['blue'], input: undefined }, parent, 'c')).toEqual(E.left(expect.objectContaining({ error: 'label_wall', labels: ['red', 'blue'] })));
+    expect(start(walls, { parent: 'p', labels: ['blue'], input: undefined }, parent, 'c')).toEqual(
+      E.left(expect.objectContaining({ error: 'label_wall', labels: ['red', 'blue'] })),
+    );
     expect(E.isRight(start(walls, { parent: 'p', labels: ['green'], input: undefined }, parent, 'c'))).toBe(true);
   });
 
   it('given settings with a wall of one label twice, then they are invalid', () => {
-    expect(settingsProblem(settings({ label_walls: [['a', 'b'], ['red', 'red']] }))).toEqual({ field: 'settings.label_walls[1]', reason: expect.any(String) });
+    expect(
+      settingsProblem(
+        settings({
+          label_walls: [
+            ['a', 'b'],
+            ['red', 'red'],
+          ],
+        }),
+      ),
+    ).toEqual({ field: 'settings.label_walls[1]', reason: expect.any(String) });
   });
 });
 
@@ -57,7 +79,12 @@ describe('one spelling per subject (SPEC §6 revocations stick)', () => {
   });
 
   it('given a person_change naming a person in another spelling, then the batch is invalid and writes nothing', () => {
-    const batch: TenantCommand = { type: 'ApplyRevocations', tenant: 'acme', items: [{ kind: 'person_change', person: 'User:ada', remove_roles: ['x'] }], now: 9 };
+    const batch: TenantCommand = {
+      type: 'ApplyRevocations',
+      tenant: 'acme',
+      items: [{ kind: 'person_change', person: 'User:ada', remove_roles: ['x'] }],
+      now: 9,
+    };
     expect(tenantDecider.decide(batch, tenant())).toEqual(E.left(expect.objectContaining({ error: 'invalid', field: 'revocations[0].person' })));
   });
 
@@ -68,7 +95,13 @@ describe('one spelling per subject (SPEC §6 revocations stick)', () => {
 });
 
 describe('turning start restrictions on (SPEC §6: a change that takes authority away is one batch)', () => {
-  const change = (changes: Partial<TenantSettings>, running_subjects: string[]): TenantCommand => ({ type: 'ChangeTenantSettings', tenant: 'acme', changes, running_subjects, now: 5 });
+  const change = (changes: Partial<TenantSettings>, running_subjects: string[]): TenantCommand => ({
+    type: 'ChangeTenantSettings',
+    tenant: 'acme',
+    changes,
+    running_subjects,
+    now: 5,
+  });
   const people = { 'user:carl': { roles: ['viewer'], teams: [] }, 'user:dora': { roles: ['starter'], teams: [] } };
 
   it('given no restriction, when start_roles are set, then listed people and running user: subjects left without a path are person_revoked', () => {
@@ -94,18 +127,21 @@ describe('property: after any settings change, no running person is left without
   const paths = fc.record({ start_roles: roles, start_teams: teams, people });
 
   it('holds for random start paths before and after, and random running subjects', () => {
-    fc.assert(fc.property(paths, paths, fc.uniqueArray(names, { maxLength: 5 }), (before, after, running) => {
-      const s = tenant(before);
-      if (!s.exists) throw new Error('no tenant');
-      // Only subjects that could have started are running.
-      const live = running.filter((x) => !isPerson(s.settings, x) || hasStartPath(s.settings, x));
-      const events = ok(tenantDecider.decide({ type: 'ChangeTenantSettings', tenant: 'acme', changes: after, running_subjects: live, now: 5 }, s));
-      const batch = events.find((e) => e.type === 'RevocationBatchApplied');
-      const revoked = batch?.type === 'RevocationBatchApplied' ? batch.data.revocations.flatMap((r) => (r.kind === 'person_revoked' ? [r.person] : [])) : [];
-      const left = settings({ ...before, ...after });
-      for (const x of live) if (isPerson(left, x) && !hasStartPath(left, x)) expect(revoked).toContain(x);
-      // And no one who may still start is revoked.
-      for (const x of revoked) expect(isPerson(left, x) && !hasStartPath(left, x)).toBe(true);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(paths, paths, fc.uniqueArray(names, { maxLength: 5 }), (before, after, running) => {
+        const s = tenant(before);
+        if (!s.exists) throw new Error('no tenant');
+        // Only subjects that could have started are running.
+        const live = running.filter((x) => !isPerson(s.settings, x) || hasStartPath(s.settings, x));
+        const events = ok(tenantDecider.decide({ type: 'ChangeTenantSettings', tenant: 'acme', changes: after, running_subjects: live, now: 5 }, s));
+        const batch = events.find((e) => e.type === 'RevocationBatchApplied');
+        const revoked = batch?.type === 'RevocationBatchApplied' ? batch.data.revocations.flatMap((r) => (r.kind === 'person_revoked' ? [r.person] : [])) : [];
+        const left = settings({ ...before, ...after });
+        for (const x of live) if (isPerson(left, x) && !hasStartPath(left, x)) expect(revoked).toContain(x);
+        // And no one who may still start is revoked.
+        for (const x of revoked) expect(isPerson(left, x) && !hasStartPath(left, x)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -17,7 +17,11 @@ const event = (n: number): NewEvent => ({
 const given = async (count: number) => {
   const raw = memoryEventStore();
   const store = authenticatedEventStore(raw, eventMacKeys(randomBytes(32)));
-  const appended = await store.append('s', Array.from({ length: count }, (_, i) => event(i)), 'no_stream');
+  const appended = await store.append(
+    's',
+    Array.from({ length: count }, (_, i) => event(i)),
+    'no_stream',
+  );
   expect(E.isRight(appended)).toBe(true);
   // The memory store hands back its own rows: editing them is editing the stored log.
   const stored = (await raw.readStream('s')) as RecordedEvent[];

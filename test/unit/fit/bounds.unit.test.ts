@@ -21,7 +21,11 @@ describe('bounds', () => {
   });
 
   it('the budget: a whole over it falls, and the note names the budget', () => {
-    const text = ['# Notes', 'The notes of the week.', ...Array.from({ length: 30 }, (_, i) => `Note ${i}: the service kept every change it was asked to keep.`)].join('\n');
+    const text = [
+      '# Notes',
+      'The notes of the week.',
+      ...Array.from({ length: 30 }, (_, i) => `Note ${i}: the service kept every change it was asked to keep.`),
+    ].join('\n');
     expect(countChars(text)).toBeLessThan(charsOf(weigh(text) - 1));
     const r = fitDocument(text, { budget: weigh(text) - 1 });
     expect(r.fit?.view).toBe('summary');
@@ -34,7 +38,9 @@ describe('bounds', () => {
     expect(countChars(text)).toBeGreaterThan(charsOf(budget));
     const r = fitDocument(text, { budget });
     expect(r.fit?.view).toBe('summary');
-    expect(r.fit?.omitted).toContain(`is over the ${charsOf(budget).toLocaleString('en-US')} characters a budget of ${budget.toLocaleString('en-US')} tokens allows (charsOf: 8 per token)`);
+    expect(r.fit?.omitted).toContain(
+      `is over the ${charsOf(budget).toLocaleString('en-US')} characters a budget of ${budget.toLocaleString('en-US')} tokens allows (charsOf: 8 per token)`,
+    );
     expect(r.fit?.omitted).not.toContain('the budget of');
     expect(countChars(r.text)).toBeLessThanOrEqual(charsOf(budget));
   });

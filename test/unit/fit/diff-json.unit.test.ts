@@ -11,7 +11,13 @@ const file = (name: string, hunks: number) =>
     `diff --git a/${name} b/${name}`,
     `--- a/${name}`,
     `+++ b/${name}`,
-    ...Array.from({ length: hunks }, (_, h) => [`@@ -${h * 20 + 1},3 +${h * 20 + 1},3 @@ function part${h}()`, ' keep', `-const before${h} = ${h};`, `+const after${h} = ${h + 1};`, ' keep']).flat(),
+    ...Array.from({ length: hunks }, (_, h) => [
+      `@@ -${h * 20 + 1},3 +${h * 20 + 1},3 @@ function part${h}()`,
+      ' keep',
+      `-const before${h} = ${h};`,
+      `+const after${h} = ${h + 1};`,
+      ' keep',
+    ]).flat(),
   ].join('\n');
 const diff = `${[file('src/one.ts', 6), file('src/two.ts', 3), file('docs/three.md', 2)].join('\n')}\n`;
 
@@ -39,7 +45,9 @@ describe('fitDiff', () => {
   it('answers a hunk asked for even when the whole file would not fit', () => {
     const r = fitDiff(diff, { query: 'src/one.ts#4', budget: 60 });
     expect(r.fit?.view).toBe('section');
-    expect(r.text).toBe('diff --git a/src/one.ts b/src/one.ts\n--- a/src/one.ts\n+++ b/src/one.ts\n@@ -61,3 +61,3 @@ function part3()\n keep\n-const before3 = 3;\n+const after3 = 4;\n keep');
+    expect(r.text).toBe(
+      'diff --git a/src/one.ts b/src/one.ts\n--- a/src/one.ts\n+++ b/src/one.ts\n@@ -61,3 +61,3 @@ function part3()\n keep\n-const before3 = 3;\n+const after3 = 4;\n keep',
+    );
   });
 });
 

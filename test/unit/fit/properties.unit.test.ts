@@ -9,12 +9,17 @@ import { VIEWS, type FitOptions, type Fitted } from '../../../domain/fit/types.t
 import { weigh } from '../../../domain/fit/weigh.ts';
 
 const dir = new URL('../../fixtures/fit-corpus/docs/', import.meta.url);
-const corpus = readdirSync(dir).sort().map((name) => ({ name, text: readFileSync(new URL(name, dir), 'utf8') }));
+const corpus = readdirSync(dir)
+  .sort()
+  .map((name) => ({ name, text: readFileSync(new URL(name, dir), 'utf8') }));
 const diffs = corpus.filter((d) => d.name.includes('-diff')).map((d) => d.text);
 
 const word = fc.constantFrom('alpha', 'beta', 'Gamma', 'delta', 'über', '数据', 'x', '42', 'run.', 'end.');
 const markdown = fc
-  .array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.array(word, { minLength: 1, maxLength: 3 }), fc.array(fc.array(word, { maxLength: 12 }), { maxLength: 8 })), { maxLength: 8 })
+  .array(
+    fc.tuple(fc.integer({ min: 1, max: 3 }), fc.array(word, { minLength: 1, maxLength: 3 }), fc.array(fc.array(word, { maxLength: 12 }), { maxLength: 8 })),
+    { maxLength: 8 },
+  )
   .map((parts) => parts.map(([level, title, lines]) => [`${'#'.repeat(level)} ${title.join(' ')}`, ...lines.map((l) => l.join(' '))].join('\n')).join('\n\n'));
 const document = fc.oneof(markdown, fc.constantFrom(...corpus.map((d) => d.text)), fc.string({ unit: 'grapheme', maxLength: 400 }));
 const query = fc.oneof(

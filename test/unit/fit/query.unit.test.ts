@@ -84,9 +84,13 @@ describe('query forms', () => {
   });
 
   it('a TypeScript definition name: the whole definition with its doc comment', () => {
-    expect(fitDocument(typescript, { query: 'add', name: 'math.ts' }).text).toBe('/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b;\n}');
+    expect(fitDocument(typescript, { query: 'add', name: 'math.ts' }).text).toBe(
+      '/** Adds two numbers. */\nexport function add(a: number, b: number): number {\n  return a + b;\n}',
+    );
     expect(fitDocument(typescript, { query: 'LIMIT' }).text).toBe('export const LIMIT = {\n  max: 3,\n};');
-    expect(fitDocument(typescript, { query: 'Counter' }).text).toBe('export class Counter {\n  private n = 0;\n  next(): number {\n    return ++this.n;\n  }\n}');
+    expect(fitDocument(typescript, { query: 'Counter' }).text).toBe(
+      'export class Counter {\n  private n = 0;\n  next(): number {\n    return ++this.n;\n  }\n}',
+    );
   });
 
   it('a Python definition name: a class, a method, a decorated function', () => {
@@ -115,7 +119,18 @@ describe('query forms', () => {
 
   it('<path>#<n>: the file header and its n-th hunk', () => {
     const r = fitDiff(diff, { query: 'src/a.ts#2' });
-    expect(r.text).toBe(['diff --git a/src/a.ts b/src/a.ts', 'index 1111111..2222222 100644', '--- a/src/a.ts', '+++ b/src/a.ts', '@@ -10,2 +10,3 @@ function ten()', ' ten', '+ten and a half', ' eleven'].join('\n'));
+    expect(r.text).toBe(
+      [
+        'diff --git a/src/a.ts b/src/a.ts',
+        'index 1111111..2222222 100644',
+        '--- a/src/a.ts',
+        '+++ b/src/a.ts',
+        '@@ -10,2 +10,3 @@ function ten()',
+        ' ten',
+        '+ten and a half',
+        ' eleven',
+      ].join('\n'),
+    );
     expect(r.fit?.omitted).toContain("the section matching 'src/a.ts#2' (lines 1-4, lines 10-13)");
     expect(fitDiff(diff, { query: 'src/a.ts#3' }).fit?.view).toBe('summary');
   });

@@ -37,10 +37,12 @@ describe('views', () => {
     expect(r.text).toContain('Install step line 30 of Install.');
     expect(r.text).not.toContain('## Upgrade');
     expect(r.fit?.tokens).toBe(weigh(r.text));
-    expect(r.fit?.omitted).toMatch(/^This is the section matching 'Install' \(lines \d+-\d+\) of the document; the rest \([\d,]+ tokens\) was left out, as the query asked for this part only\.$/);
+    expect(r.fit?.omitted).toMatch(
+      /^This is the section matching 'Install' \(lines \d+-\d+\) of the document; the rest \([\d,]+ tokens\) was left out, as the query asked for this part only\.$/,
+    );
   });
 
-  it('summary: the outline with each part\'s first sentence, cut from the text', () => {
+  it("summary: the outline with each part's first sentence, cut from the text", () => {
     const r = fitDocument(page, { view: 'summary', name: 'NOTES.md' });
     expect(r.fit?.view).toBe('summary');
     expect(r.text.split('\n').slice(1)).toEqual([
@@ -49,7 +51,9 @@ describe('views', () => {
       '## Upgrade: Stop the service before upgrading.',
       '## Known limits: Files are at most 32 MiB.',
     ]);
-    expect(r.text.split('\n')[0]).toBe(`NOTES.md: Markdown, ${size.toLocaleString('en-US')} tokens, ${page.split('\n').length - 1} lines, ${page.length.toLocaleString('en-US')} characters; 4 parts.`);
+    expect(r.text.split('\n')[0]).toBe(
+      `NOTES.md: Markdown, ${size.toLocaleString('en-US')} tokens, ${page.split('\n').length - 1} lines, ${page.length.toLocaleString('en-US')} characters; 4 parts.`,
+    );
     expect(r.fit?.omitted).toContain('as view "summary" was asked for');
   });
 
@@ -91,7 +95,9 @@ describe('views', () => {
     const upgrade = fitDocument(page, { query: 'Upgrade' }).fit!.tokens;
     const r = fitDocument(page, { query: 'Upgrade', budget: upgrade - 1 });
     expect(r.fit?.view).toBe('summary');
-    expect(r.fit?.omitted).toContain(`because the section matching 'Upgrade' (${upgrade.toLocaleString('en-US')} tokens) is over the budget of ${upgrade - 1} tokens`);
+    expect(r.fit?.omitted).toContain(
+      `because the section matching 'Upgrade' (${upgrade.toLocaleString('en-US')} tokens) is over the budget of ${upgrade - 1} tokens`,
+    );
   });
 
   it('falls from section to summary when nothing matches, or no query was given', () => {
@@ -145,7 +151,9 @@ describe('views', () => {
     expect(fitDocument(log, { view: 'stub' }).text).toContain('lines 1-40\nlines 41-80\nlines 81-100');
     const source = readFileSync(new URL('../../../domain/fit/budget.ts', import.meta.url), 'utf8');
     const summary = fitDocument(source, { view: 'summary', name: 'budget.ts' }).text;
-    expect(summary).toContain('export const defaultBudget = ({ used, warned }: { used: number; warned: boolean }): number => { — The budget the runtime fills in when a model leaves it out: a quarter of what `used`');
+    expect(summary).toContain(
+      'export const defaultBudget = ({ used, warned }: { used: number; warned: boolean }): number => { — The budget the runtime fills in when a model leaves it out: a quarter of what `used`',
+    );
     expect(summary).toContain('export const CONTEXT = 128_000; — The context a model is taken to have when a budget is filled in for it.');
   });
 });

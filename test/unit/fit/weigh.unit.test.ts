@@ -5,14 +5,31 @@ import { describe, expect, it } from 'vitest';
 import { weigh } from '../../../domain/fit/weigh.ts';
 
 const dir = new URL('../../fixtures/fit-corpus/docs/', import.meta.url);
-const corpus = readdirSync(dir).sort().map((name) => ({ name, text: readFileSync(new URL(name, dir), 'utf8') }));
+const corpus = readdirSync(dir)
+  .sort()
+  .map((name) => ({ name, text: readFileSync(new URL(name, dir), 'utf8') }));
 const cl100k = getEncoding('cl100k_base');
 
 describe('weigh', () => {
   it('is within 3% of js-tiktoken cl100k_base on average over the mixed corpus', () => {
     const kinds = new Set(corpus.map((doc) => doc.name.replace(/^\d+-/, '').replace(/\.txt$/, '')));
     expect(corpus.length).toBeGreaterThanOrEqual(200);
-    for (const kind of ['prose-en', 'prose-de', 'prose-fr', 'prose-es', 'prose-zh', 'prose-ja', 'prose-ru', 'prose-ar', 'typescript', 'python', 'json', 'log', 'markdown', 'diff']) {
+    for (const kind of [
+      'prose-en',
+      'prose-de',
+      'prose-fr',
+      'prose-es',
+      'prose-zh',
+      'prose-ja',
+      'prose-ru',
+      'prose-ar',
+      'typescript',
+      'python',
+      'json',
+      'log',
+      'markdown',
+      'diff',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
     let error = 0;

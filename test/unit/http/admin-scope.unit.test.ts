@@ -25,7 +25,10 @@ const build = async () => {
 describe('the admin scope', () => {
   it('refuses its routes, nested ones included, without the admin key, before the handler', async () => {
     const { app, reached } = await build();
-    for (const [method, url] of [['GET', '/admin'], ['POST', '/admin/nested']] as const) {
+    for (const [method, url] of [
+      ['GET', '/admin'],
+      ['POST', '/admin/nested'],
+    ] as const) {
       for (const authorization of [undefined, 'Bearer wrong', `Bearer ${KEY}x`]) {
         const r = await app.inject({ method, url, headers: authorization ? { authorization } : {} });
         expect(r.statusCode, `${method} ${url} ${authorization}`).toBe(401);
@@ -51,7 +54,9 @@ describe('the admin scope', () => {
 
   it('takes no route that declares another credential', async () => {
     const app = Fastify();
-    await expect(app.register(adminScope(KEY, (admin) => void admin.get('/leak', { config: PUBLIC }, async () => 'x'))).ready()).rejects.toThrow(/admin routes only/);
+    await expect(app.register(adminScope(KEY, (admin) => void admin.get('/leak', { config: PUBLIC }, async () => 'x'))).ready()).rejects.toThrow(
+      /admin routes only/,
+    );
     await app.close();
   });
 

@@ -26,7 +26,15 @@ const hostileStrings = fc.string({ unit: 'binary', maxLength: 20 });
 // -0 and 0 are one JSON number (RFC 8785 writes both as 0), so -0 is left out of the equality.
 const numbers = fc.double().map((d) => (Object.is(d, -0) ? 0 : d));
 const hostileValues = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, hostileStrings, numbers, fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(hostileStrings, tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    hostileStrings,
+    numbers,
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(hostileStrings, tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
 
 describe('edge hygiene', () => {
