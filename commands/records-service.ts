@@ -77,7 +77,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
    */
   const withholdUnseen = async (ctx: CallContext, scope: string, duplicate: Refusal): Promise<Refusal> => {
     const seen = await deps.queries.get(ctx, scope, String(duplicate.key), 0);
-    return 'record' in seen.answer ? duplicate : refusal('duplicate', { withheld: true });
+    return seen.shown.withheld > 0 ? refusal('duplicate', { withheld: true }) : duplicate;
   };
 
   const put = async ({ ctx, index }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
