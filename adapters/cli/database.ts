@@ -8,6 +8,7 @@ import { esdbEventStore } from '../eventstore/esdb.ts';
 import { postgresEventStore } from '../eventstore/postgres.ts';
 import { authenticatedEventStore } from '../eventstore/authenticated.ts';
 import { eventMacKeys } from '../eventstore/event-macs.ts';
+import { authenticateLegacyEvents } from '../eventstore/postgres-legacy-macs.ts';
 import { loadMasterKey } from '../keys/master.ts';
 import { parseMasterKey } from '../keys/secrets.ts';
 
@@ -57,5 +58,9 @@ export const openEventStore = async (pool: pg.Pool): Promise<EventStore> =>
 /** The log as the service reads it: every event checked against its MAC (what rebuilds build from). */
 export const openAuthenticatedEventStore = async (pool: pg.Pool, dataDir: string): Promise<EventStore> => {
   const secret = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : loadMasterKey(dataDir);
-  return authenticatedEventStore(await openEventStore(pool), eventMacKeys(secret));
+  const keys = eventMacKeys(secret);
+  const log = await openEventStore(pool);
+  // A log from before the authenticated store is MACed once, as the service's first start would.
+  if (log.name === 'postgres') await authenticateLegacyEvents(pool, keys);
+  return authenticatedEventStore(log, keys);
 };
