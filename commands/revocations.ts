@@ -1,8 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { describeRevocation } from './revocations-since.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import { assertUntampered, type EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
-import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
+import { reaches } from '../domain/envelopes/reaches.ts';
 import { jobDecider } from '../domain/jobs/decide.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
@@ -24,21 +25,6 @@ export interface BatchResult {
   readonly receipt: Record<string, unknown>;
   readonly position: number | null;
 }
-
-const describe = (r: Revocation) => {
-  switch (r.kind) {
-    case 'kill_agent':
-      return `kill_agent ${r.agent}`;
-    case 'grant_narrowed':
-      return `grant_narrowed ${r.grantee} ${r.scope}`;
-    case 'plugin_removed':
-      return `plugin_removed ${r.plugin}`;
-    case 'api_key_revoked':
-      return `api_key_revoked ${r.key}`;
-    case 'person_revoked':
-      return `person_revoked ${r.person}`;
-  }
-};
 
 export interface SettingsChanged {
   readonly tenant: ReturnType<typeof tenantView>;
@@ -88,7 +74,7 @@ export const revocationCommands = (deps: {
     const paths =
       applied.start_roles && applied.start_teams ? { people: applied.people, start_roles: applied.start_roles, start_teams: applied.start_teams } : null;
     for (const job of rows) {
-      const reasons = revocations.filter((r) => reaches(r, job.chain)).map(describe);
+      const reasons = revocations.filter((r) => reaches(r, job.chain)).map(describeRevocation);
       const subject = job.chain[0]?.block.subject;
       if (reasons.length === 0 && paths && subject !== undefined && withoutStartPath(paths, subject)) reasons.push(`person_revoked ${subject}`);
       if (reasons.length === 0) continue;
