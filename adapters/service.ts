@@ -9,6 +9,7 @@ import { publicPem, receiptSigner } from './keys/audit-key.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
+import { startupCommands } from '../commands/startup.ts';
 import { tenantCommands } from '../commands/tenants.ts';
 import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
@@ -138,6 +139,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       runner,
       tenants: tenantCommands(store, clock),
       jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p)),
+      startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

@@ -15,6 +15,7 @@ import { handleCommand, loadState, type Handled } from './handle.ts';
 import type { Ctx } from './tenants.ts';
 import { reachedSince, tenantLog } from './revocations-since.ts';
 import { startRevoked } from '../domain/jobs/sticky.ts';
+import { startupFunctions } from '../domain/startup/plugins.ts';
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
@@ -135,6 +136,7 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
           function: fn,
           step: options.step,
           startup: options.startup ?? false,
+          startupOf: log.state.exists ? startupFunctions(log.state.plugins) : {},
           call,
           ticketHash: ticketHash(ticket),
           newIdempotencyKey: randomBytes(18).toString('base64url'),

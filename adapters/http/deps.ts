@@ -1,4 +1,5 @@
 import type { JobCommands } from '../../commands/jobs.ts';
+import type { StartupCommands } from '../../commands/startup.ts';
 import type { TenantCommands } from '../../commands/tenants.ts';
 import type { ReadModelStore } from '../../domain/ports/read-model.ts';
 import type { EventStore } from '../../domain/ports/event-store.ts';
@@ -15,6 +16,7 @@ export interface HttpDeps {
   readonly runner: ProjectionRunner;
   readonly tenants: TenantCommands;
   readonly jobs: JobCommands;
+  readonly startup: StartupCommands;
   readonly adminKey: string;
   /** Present only when CUSTODIAN_TEST_CLOCK=1. */
   readonly testClock: TestClock | null;

@@ -13,6 +13,7 @@ import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { answerFrameworkError, refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { startupRoutes } from './routes/startup.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { recordsRoutes } from './routes/records.ts';
@@ -107,6 +108,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     adminScope(deps.adminKey, (admin) => {
       tenantRoutes(admin, deps);
       jobRoutes(admin, deps);
+      startupRoutes(admin, deps);
       complianceRoutes(admin, deps.compliance);
       auditRoutes(admin, { audit: deps.audit, db: deps.db });
       clockRoutes(admin, deps);
