@@ -10,6 +10,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
 import { startupCommands } from '../commands/startup.ts';
+import { fileCommands } from '../commands/files.ts';
+import { postgresBlobStore } from './blobs/postgres.ts';
 import { tenantCommands } from '../commands/tenants.ts';
 import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
@@ -140,6 +142,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       tenants: tenantCommands(store, clock),
       jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p)),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
+      files: fileCommands({ store, clock, blobs: await postgresBlobStore(pool, keystore) }),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

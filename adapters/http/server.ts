@@ -14,6 +14,7 @@ import type { HttpDeps } from './deps.ts';
 import { answerFrameworkError, refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { startupRoutes } from './routes/startup.ts';
+import { filesRoutes } from './routes/files.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { recordsRoutes } from './routes/records.ts';
@@ -115,6 +116,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     }),
   );
   recordsRoutes(app, deps.records);
+  filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
   systemRoutes(app, deps, metrics);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;
