@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
 import { startupCommands } from '../commands/startup.ts';
 import { fileCommands } from '../commands/files.ts';
+import { resultCommands } from '../commands/results.ts';
 import { postgresBlobStore } from './blobs/postgres.ts';
 import { tenantCommands } from '../commands/tenants.ts';
 import { recordCommands } from '../commands/records.ts';
@@ -133,6 +134,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
         }, o.retentionIntervalMs)
       : null;
+  const files = fileCommands({ store, clock, blobs: await postgresBlobStore(pool, keystore) });
   let url = '';
   const app = await buildServer(
     {
@@ -142,7 +144,8 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       tenants: tenantCommands(store, clock),
       jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p)),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
-      files: fileCommands({ store, clock, blobs: await postgresBlobStore(pool, keystore) }),
+      files,
+      results: resultCommands(files),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

@@ -1,6 +1,7 @@
 import type { JobCommands } from '../../commands/jobs.ts';
 import type { StartupCommands } from '../../commands/startup.ts';
 import type { FileCommands } from '../../commands/files.ts';
+import type { ResultCommands } from '../../commands/results.ts';
 import type { TenantCommands } from '../../commands/tenants.ts';
 import type { ReadModelStore } from '../../domain/ports/read-model.ts';
 import type { EventStore } from '../../domain/ports/event-store.ts';
@@ -19,6 +20,7 @@ export interface HttpDeps {
   readonly jobs: JobCommands;
   readonly startup: StartupCommands;
   readonly files: FileCommands;
+  readonly results: ResultCommands;
   readonly adminKey: string;
   /** Present only when CUSTODIAN_TEST_CLOCK=1. */
   readonly testClock: TestClock | null;

@@ -15,6 +15,7 @@ import { answerFrameworkError, refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { startupRoutes } from './routes/startup.ts';
 import { filesRoutes } from './routes/files.ts';
+import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { recordsRoutes } from './routes/records.ts';
@@ -117,6 +118,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   );
   recordsRoutes(app, deps.records);
   filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
+  resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });
   systemRoutes(app, deps, metrics);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;

@@ -30,6 +30,7 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   too_large: 413,
   unsupported_media_type: 415,
   requests: 429,
+  result_too_large: 413,
   tampered: 409,
   internal: 500,
   unavailable: 503,

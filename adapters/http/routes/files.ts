@@ -17,25 +17,30 @@ export interface FilesDeps {
 }
 
 /** A call ticket; its raw body errors are answered as they come (no deferred check 3 here). */
-const FILE_TICKET = { auth: 'ticket' } as const;
+export const FILE_TICKET = { auth: 'ticket' } as const;
 
-const refuse = (reply: FastifyReply, r: Refusal) => reply.code(statusOf(r)).send(r);
+export const refuse = (reply: FastifyReply, r: Refusal) => reply.code(statusOf(r)).send(r);
+
+/** The records API's own gate (ticket, fence, request count), run in `onRequest` before any body is read. */
+export const ticketGate = (service: RecordsService) => async (req: FastifyRequest, reply: FastifyReply) => {
+  const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+  const admitted = await service.admit(ticket);
+  if (E.isLeft(admitted.outcome)) {
+    closeIfBodyPending(req, reply);
+    return refuse(reply, admitted.outcome.left);
+  }
+  admit(req, { purpose: admitted.purpose, admitted: admitted.outcome.right });
+};
+
+export const admittedCall = (req: FastifyRequest) => admissionOf<Admitted>(req)?.admitted;
 
 /**
  * Files between tools (SPEC §13). The ticket and the fence are checked in `onRequest`, before
  * an upload is read (the records API's own gate, `admit`); the tree comes from the ticket.
  */
 export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
-  const gate = async (req: FastifyRequest, reply: FastifyReply) => {
-    const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const admitted = await deps.service.admit(ticket);
-    if (E.isLeft(admitted.outcome)) {
-      closeIfBodyPending(req, reply);
-      return refuse(reply, admitted.outcome.left);
-    }
-    admit(req, { purpose: admitted.purpose, admitted: admitted.outcome.right });
-  };
-  const admitted = (req: FastifyRequest) => admissionOf<Admitted>(req)?.admitted;
+  const gate = ticketGate(deps.service);
+  const admitted = admittedCall;
 
   // Raw bytes are taken by the file route alone, in a context of its own, after the gate.
   void app.register(async (scope) => {
