@@ -49,13 +49,18 @@ export const assembleStartupText = (
   let text = '';
   for (const plugin of plugins) {
     const answer = byPlugin.get(plugin);
+    // A refused plugin is named as refused whether or not the runtime still posted its answer.
+    if (refused.includes(plugin)) {
+      leftOut.push({ plugin, entries: answer ? entriesOf(answer).length : 0, reason: 'refused' });
+      continue;
+    }
     if (!answer) {
       leftOut.push({ plugin, entries: 0, reason: 'no_answer' });
       continue;
     }
     const entries = entriesOf(answer);
-    if (answer.error !== undefined || refused.includes(plugin)) {
-      leftOut.push({ plugin, entries: entries.length, reason: answer.error !== undefined ? 'failed' : 'refused' });
+    if (answer.error !== undefined) {
+      leftOut.push({ plugin, entries: entries.length, reason: 'failed' });
       continue;
     }
     const section: { plugin: string; entries: string[] } = { plugin, entries: [] };
