@@ -27,7 +27,8 @@ export const ticketGate = (service: RecordsService) => async (req: FastifyReques
   const admitted = await service.admit(ticket);
   if (E.isLeft(admitted.outcome)) {
     closeIfBodyPending(req, reply);
-    return refuse(reply, admitted.outcome.left);
+    // As the records API answers its gate's refusals: with the job's purpose ('' for no job).
+    return reply.code(statusOf(admitted.outcome.left)).send({ ...admitted.outcome.left, job_purpose: admitted.purpose });
   }
   admit(req, { purpose: admitted.purpose, admitted: admitted.outcome.right });
 };
