@@ -142,7 +142,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p)),
+      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       files,
       results: resultCommands(files),

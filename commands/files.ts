@@ -44,6 +44,8 @@ export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock:
     return E.map((h: { position: number | null }) => ({ ref: fileRef(sha256), size: bytes.length, position: h.position }))(stored);
   },
 
+  holds: (tenant: string, tree: string): Promise<boolean> => deps.blobs.holds(tenant, tree),
+
   async open(ctx: CallContext, ref: string): Promise<E.Either<Refusal, OpenedBlob>> {
     const sha256 = shaOfRef(ref);
     if (sha256 === null) return E.left(notFound());

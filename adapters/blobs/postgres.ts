@@ -91,6 +91,11 @@ export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<
       }
     },
 
+    async holds(tenant, tree) {
+      const { rows } = await pool.query('SELECT 1 FROM custodian_blobs WHERE tenant = $1 AND tree = $2 LIMIT 1', [tenant, tree]);
+      return rows.length > 0;
+    },
+
     async open(k): Promise<OpenedBlob | null> {
       const { rows } = await pool.query<{ size: string; chunks: number; file_key: Sealed; data_subject: string | null }>(
         `SELECT size, chunks, file_key, data_subject FROM custodian_blobs WHERE ${where}`,

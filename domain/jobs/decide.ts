@@ -43,6 +43,8 @@ export type JobCommand =
       readonly parent: JobState | null;
       /** MACs a block's input under the tenant's envelope key (the key stays with the handler). */
       readonly mac: (input: string) => string;
+      /** Whether the tree named by this id still holds files (SPEC §13): asked only for a chosen id. */
+      readonly treeHoldsFiles?: boolean | undefined;
       readonly now: number;
     }
   | {
@@ -145,6 +147,8 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     if (s.start.start_digest === digest) return E.right([]);
     return E.left(refusal('already_exists', { job: jobView(s) }));
   }
+  // A new job under an ended job's id would inherit that tree's files: refused while it holds any.
+  if (s.exists && c.treeHoldsFiles === true) return E.left(refusal('files_held', { job: c.job, reason: 'the tree of this id still holds files' }));
   const reach = startScopes(plugin, tenant.settings.grants[plugin.name] ?? [], tenant.plugins);
   const run = s.exists ? s.start.run + 1 : 1;
   const expiresAsked = r.timeout_ms === undefined ? undefined : c.now + r.timeout_ms;

@@ -21,6 +21,8 @@ export interface BlobStore {
   put(key: BlobKey, bytes: Uint8Array, dataSubject: string | null, now: number): Promise<{ size: number; renewed: boolean }>;
   /** The file, or null when this tree never stored it, it was removed, or its key was shredded. */
   open(key: BlobKey): Promise<OpenedBlob | null>;
+  /** Whether the tree named by this root job still holds any file. */
+  holds(tenant: string, tree: string): Promise<boolean>;
 }
 
 /** Chunks of at most this many bytes are sealed and stored one statement each. */

@@ -35,6 +35,7 @@ export const REFUSAL_CODES = [
   'requests',
   // results offloaded as files (SPEC §13)
   'result_too_large',
+  'files_held',
   // the edge's own answers, in the same shape: a request that never fully arrived, a fault
   'timeout',
   'internal',

@@ -110,4 +110,22 @@ describe('files between tools', () => {
     const scanned = scanDataDirectory(dir, (bytes, file) => expect(bytes.includes(mark), file).toBe(false));
     expect(scanned).toBeGreaterThan(1024 * 1024);
   });
+
+  it('a start under the id of an ended job whose tree still holds files is refused; a running one follows as before', async () => {
+    const start = { id: 'keeper', agent: 'scribe', plugin: 'notes', subject: 's', input: 'files' };
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs', start)).status).toBe(201);
+    const minted = await svc.admin('POST', '/v1/tenants/acme/jobs/keeper/calls', { function: 'save' });
+    expect((await put(minted.body._meta['oz0/records'].ticket, Buffer.from('kept between tools'))).status).toBe(200);
+    // Running: the same start answers the running job, as before.
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs', start)).status).toBe(200);
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs/keeper/end', {})).status).toBe(200);
+    const head = await svc.lastPosition();
+    expect(await svc.admin('POST', '/v1/tenants/acme/jobs', start)).toMatchObject({ status: 409, body: { error: 'files_held', job: 'keeper' } });
+    expect(await svc.lastPosition()).toBe(head);
+    // An ended job whose tree stored nothing starts again under its id.
+    const plain = { ...start, id: 'plain' };
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs', plain)).status).toBe(201);
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs/plain/end', {})).status).toBe(200);
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs', plain)).status).toBe(201);
+  });
 });
