@@ -9,6 +9,10 @@ import { publicPem, receiptSigner } from './keys/audit-key.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
+import { startupCommands } from '../commands/startup.ts';
+import { fileCommands } from '../commands/files.ts';
+import { resultCommands } from '../commands/results.ts';
+import { postgresBlobStore } from './blobs/postgres.ts';
 import { tenantCommands } from '../commands/tenants.ts';
 import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
@@ -130,6 +134,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
         }, o.retentionIntervalMs)
       : null;
+  const files = fileCommands({ store, clock, blobs: await postgresBlobStore(pool, keystore) });
   let url = '';
   const app = await buildServer(
     {
@@ -137,7 +142,10 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p)),
+      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds),
+      startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
+      files,
+      results: resultCommands(files),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

@@ -15,6 +15,7 @@ import { handleCommand, loadState, type Handled } from './handle.ts';
 import type { Ctx } from './tenants.ts';
 import { reachedSince, tenantLog } from './revocations-since.ts';
 import { startRevoked } from '../domain/jobs/sticky.ts';
+import { startupFunctions } from '../domain/startup/plugins.ts';
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
@@ -40,7 +41,14 @@ export interface MintedCall {
  * `settle` waits until the read models hold the log up to a position — and so until every
  * append below it has committed or failed (positions are handed out in transaction order).
  */
-export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs, settle?: (position: number) => Promise<unknown>) => {
+export const jobCommands = (
+  store: EventStore,
+  clock: Clock,
+  macs: EnvelopeMacs,
+  settle?: (position: number) => Promise<unknown>,
+  /** Whether a job tree still holds files (SPEC §13), for the id-reuse refusal; none: never. */
+  holdsFiles?: (tenant: string, tree: string) => Promise<boolean>,
+) => {
   const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
     handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant }, (t) =>
@@ -84,7 +92,9 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
       const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
       const parent = request.parent === undefined ? null : (await loadState(store, jobStream(tenant, request.parent), jobDecider)).state;
       const now = clock.now();
-      const result = await run(tenant, id, { type: 'StartJob', tenant: tenantState, job: id, request, parent, mac: macs(tenant), now }, ctx);
+      // Only a chosen id can name a tree that stored files; a fresh UUID never does.
+      const treeHoldsFiles = job !== undefined && holdsFiles ? await holdsFiles(tenant, id) : false;
+      const result = await run(tenant, id, { type: 'StartJob', tenant: tenantState, job: id, request, parent, mac: macs(tenant), treeHoldsFiles, now }, ctx);
       if (E.isLeft(result) && result.left.error === 'widening_refused' && parent?.exists) {
         // The refusal is a fact of the parent's tree: it goes on the parent's stream, for the audit.
         const { field, reason } = result.left as unknown as { field: string; reason: string };
@@ -135,6 +145,7 @@ export const jobCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs,
           function: fn,
           step: options.step,
           startup: options.startup ?? false,
+          startupOf: log.state.exists ? startupFunctions(log.state.plugins) : {},
           call,
           ticketHash: ticketHash(ticket),
           newIdempotencyKey: randomBytes(18).toString('base64url'),

@@ -40,6 +40,7 @@ const HANDLED = [
   'RecordRemoved',
   'RenewalRequested',
   'TenantExported',
+  'StartupTextAssembled',
 ] as const;
 
 /**

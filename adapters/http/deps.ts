@@ -1,4 +1,7 @@
 import type { JobCommands } from '../../commands/jobs.ts';
+import type { StartupCommands } from '../../commands/startup.ts';
+import type { FileCommands } from '../../commands/files.ts';
+import type { ResultCommands } from '../../commands/results.ts';
 import type { TenantCommands } from '../../commands/tenants.ts';
 import type { ReadModelStore } from '../../domain/ports/read-model.ts';
 import type { EventStore } from '../../domain/ports/event-store.ts';
@@ -15,6 +18,9 @@ export interface HttpDeps {
   readonly runner: ProjectionRunner;
   readonly tenants: TenantCommands;
   readonly jobs: JobCommands;
+  readonly startup: StartupCommands;
+  readonly files: FileCommands;
+  readonly results: ResultCommands;
   readonly adminKey: string;
   /** Present only when CUSTODIAN_TEST_CLOCK=1. */
   readonly testClock: TestClock | null;

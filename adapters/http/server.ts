@@ -13,6 +13,9 @@ import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { answerFrameworkError, refusalOfError } from './errors.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { startupRoutes } from './routes/startup.ts';
+import { filesRoutes } from './routes/files.ts';
+import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { recordsRoutes } from './routes/records.ts';
@@ -107,12 +110,15 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     adminScope(deps.adminKey, (admin) => {
       tenantRoutes(admin, deps);
       jobRoutes(admin, deps);
+      startupRoutes(admin, deps);
       complianceRoutes(admin, deps.compliance);
       auditRoutes(admin, { audit: deps.audit, db: deps.db });
       clockRoutes(admin, deps);
     }),
   );
   recordsRoutes(app, deps.records);
+  filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
+  resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });
   systemRoutes(app, deps, metrics);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;

@@ -30,6 +30,8 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   too_large: 413,
   unsupported_media_type: 415,
   requests: 429,
+  result_too_large: 413,
+  files_held: 409,
   tampered: 409,
   internal: 500,
   unavailable: 503,

@@ -117,6 +117,20 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
       return { kind: 'renewal_requested', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: e.data.version }] };
     case 'TenantExported':
       return { kind: 'export', position: e.data.position, records_exported: e.data.records, versions: e.data.versions, sha256: e.data.sha256 };
+    case 'StartupTextAssembled': {
+      // The job's trace step and log line for start-up text: counts only, never the text.
+      const d = e.data;
+      return {
+        kind: 'startup_text',
+        ...withJob(d.job, jobFacts(d.job, d.run)),
+        run: d.run,
+        budget: d.budget,
+        plugins: d.plugins,
+        kept: d.kept,
+        left_out: d.left_out,
+        tokens: d.tokens,
+      };
+    }
     default:
       return null;
   }

@@ -13,6 +13,8 @@ import { narrowBlock } from '../envelopes/narrow.ts';
 import { startRevoked } from './sticky.ts';
 import { wallHeld } from './walls.ts';
 import { subjectProblem } from '../shared/subjects.ts';
+import { assembleStartupText, type StartupAnswer } from '../startup/assemble.ts';
+import { startupFunctions, startupTargets } from '../startup/plugins.ts';
 
 export interface StartJobRequest {
   readonly agent: string;
@@ -41,6 +43,8 @@ export type JobCommand =
       readonly parent: JobState | null;
       /** MACs a block's input under the tenant's envelope key (the key stays with the handler). */
       readonly mac: (input: string) => string;
+      /** Whether the tree named by this id still holds files (SPEC §13): asked only for a chosen id. */
+      readonly treeHoldsFiles?: boolean | undefined;
       readonly now: number;
     }
   | {
@@ -53,10 +57,31 @@ export type JobCommand =
       readonly function: string;
       readonly step?: number | undefined;
       readonly startup: boolean;
+      /** Each installed plugin's start-up function, so a granted plugin's can be minted `startup: true`. */
+      readonly startupOf?: Readonly<Record<string, string | null>> | undefined;
       /** Fresh randomness comes from the handler; the decider stays pure. */
       readonly call: string;
       readonly ticketHash: string;
       readonly newIdempotencyKey: string;
+      readonly now: number;
+    }
+  | {
+      readonly type: 'PrepareStartup';
+      readonly job: string;
+      readonly tenant: TenantState;
+      readonly budget: number;
+      readonly revokedBy?: readonly string[] | undefined;
+      readonly envelopeValid: boolean;
+      /** Fresh call ids and tickets, one for each plugin that may be asked (at most four). */
+      readonly mints: readonly { readonly call: string; readonly ticketHash: string; readonly idempotencyKey: string }[];
+      readonly now: number;
+    }
+  | {
+      readonly type: 'AssembleStartupText';
+      readonly job: string;
+      readonly answers: readonly StartupAnswer[];
+      /** Plugins asked whose start-up the tenant no longer lets the job reach (a revoked grant). */
+      readonly refused: readonly string[];
       readonly now: number;
     }
   | { readonly type: 'EndCall'; readonly job: string; readonly call: string; readonly now: number }
@@ -122,6 +147,8 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     if (s.start.start_digest === digest) return E.right([]);
     return E.left(refusal('already_exists', { job: jobView(s) }));
   }
+  // A new job under an ended job's id would inherit that tree's files: refused while it holds any.
+  if (s.exists && c.treeHoldsFiles === true) return E.left(refusal('files_held', { job: c.job, reason: 'the tree of this id still holds files' }));
   const reach = startScopes(plugin, tenant.settings.grants[plugin.name] ?? [], tenant.plugins);
   const run = s.exists ? s.start.run + 1 : 1;
   const expiresAsked = r.timeout_ms === undefined ? undefined : c.now + r.timeout_ms;
@@ -242,7 +269,20 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   if (!c.envelopeValid) return E.left(refusal('envelope_invalid'));
   const scope = callScope(s.start.plugin, c.function);
   if (!s.start.scopes.includes(scope)) return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));
-  if (c.startup && s.start.startup_function !== c.function)
+  if (c.startup && c.function.includes('/')) {
+    // A plugin reached under a grant adds start-up text through its own declared start-up function.
+    const [plugin, fn] = [c.function.slice(0, c.function.indexOf('/')), c.function.slice(c.function.indexOf('/') + 1)];
+    const declared = c.startupOf && Object.hasOwn(c.startupOf, plugin) ? c.startupOf[plugin] : null;
+    if (declared !== fn)
+      return E.left(
+        invalid(
+          'startup',
+          declared === null
+            ? `plugin ${plugin} declares no startup function`
+            : `only plugin ${plugin}'s startup function (${declared}) is minted with startup: true`,
+        ),
+      );
+  } else if (c.startup && s.start.startup_function !== c.function)
     return E.left(
       invalid(
         'startup',
@@ -279,6 +319,64 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   ]);
 };
 
+/** Mints a start-up call for each plugin that adds start-up text (SPEC §4), in one append. */
+const prepareStartup = (c: Extract<JobCommand, { type: 'PrepareStartup' }>, s: JobState): Decision => {
+  if (!s.exists) return E.left(notFound('job'));
+  if (!c.tenant.exists) return E.left(notFound('tenant'));
+  const targets = startupTargets(s.start, c.tenant.settings.grants[s.start.plugin] ?? [], c.tenant.plugins);
+  const startupOf = startupFunctions(c.tenant.plugins);
+  const events: JobEvent[] = [];
+  const plugins: { plugin: string; function: string; call: string }[] = [];
+  let state: JobState = s;
+  for (const [i, target] of targets.entries()) {
+    const mint = c.mints[i];
+    if (!mint) throw new Error('prepareStartup: fewer fresh calls than plugins');
+    const minted = mintCall(
+      {
+        type: 'MintCall',
+        job: c.job,
+        revokedBy: c.revokedBy,
+        envelopeValid: c.envelopeValid,
+        function: target.function,
+        startup: true,
+        startupOf,
+        call: mint.call,
+        ticketHash: mint.ticketHash,
+        newIdempotencyKey: mint.idempotencyKey,
+        now: c.now,
+      },
+      state,
+    );
+    if (E.isLeft(minted)) return minted;
+    events.push(...minted.right);
+    state = minted.right.reduce<JobState>(evolveJob, state);
+    plugins.push({ ...target, call: mint.call });
+  }
+  // A job without start-up plugins still passes the running checks before it is told so.
+  if (targets.length === 0) {
+    if (s.status !== 'running') return E.left(refusal('job_not_running', { status: s.status }));
+    if (isExpired(s, c.now)) return E.left(refusal('job_not_running', { status: 'expired' }));
+    if (c.revokedBy && c.revokedBy.length > 0) return E.left(refusal('revoked', { reason: c.revokedBy.join('; ') }));
+  }
+  const { tenant, job, run } = s.start;
+  return E.right([...events, { type: 'StartupPrepared', data: { tenant, job, run, budget: c.budget, plugins, prepared_ms: c.now } }]);
+};
+
+const assembleStartup = (c: Extract<JobCommand, { type: 'AssembleStartupText' }>, s: JobState): Decision => {
+  if (!s.exists) return E.left(notFound('job'));
+  if (s.status !== 'running') return E.left(refusal('job_not_running', { status: s.status }));
+  if (!s.startup) return E.left(invalid('startup', 'no start-up was prepared for this job: POST …/startup first'));
+  const plugins = s.startup.plugins.map((p) => p.plugin);
+  const a = assembleStartupText(plugins, c.answers, s.startup.budget, c.refused);
+  const { tenant, job, run } = s.start;
+  return E.right([
+    {
+      type: 'StartupTextAssembled',
+      data: { tenant, job, run, budget: s.startup.budget, plugins, kept: [...a.kept], left_out: [...a.left_out], tokens: a.tokens, assembled_ms: c.now },
+    },
+  ]);
+};
+
 const endCall = (c: Extract<JobCommand, { type: 'EndCall' }>, s: JobState): Decision => {
   if (!s.exists) return E.left(notFound('job'));
   const call = s.calls[c.call];
@@ -305,6 +403,10 @@ export const decideJob = (c: JobCommand, s: JobState): Decision => {
       return startJob(c, s);
     case 'MintCall':
       return mintCall(c, s);
+    case 'PrepareStartup':
+      return prepareStartup(c, s);
+    case 'AssembleStartupText':
+      return assembleStartup(c, s);
     case 'EndCall':
       return endCall(c, s);
     case 'EndJob':

@@ -82,7 +82,48 @@ export const JobStopped = defineEvent(
   t.type({ tenant: t.string, job: t.string, run: t.number, epoch: t.number, reasons: t.array(t.string), stopped_ms: t.number }),
 );
 
-export const jobEventSchemas = [JobStarted, JobEnded, CallMinted, CallEnded, EnvelopeBlockAppended, EnvelopeWideningRefused, JobStopped] as const;
+/** The start-up calls were minted (SPEC §4): which plugins add start-up text, under what budget. */
+export const StartupPrepared = defineEvent(
+  'StartupPrepared',
+  1,
+  t.type({
+    tenant: t.string,
+    job: t.string,
+    run: t.number,
+    budget: t.number,
+    plugins: t.array(t.type({ plugin: t.string, function: t.string, call: t.string })),
+    prepared_ms: t.number,
+  }),
+);
+
+/** The job's start-up text was assembled: what each plugin added and what was left out, never the text. */
+export const StartupTextAssembled = defineEvent(
+  'StartupTextAssembled',
+  1,
+  t.type({
+    tenant: t.string,
+    job: t.string,
+    run: t.number,
+    budget: t.number,
+    plugins: t.array(t.string),
+    kept: t.array(t.type({ plugin: t.string, entries: t.number })),
+    left_out: t.array(t.type({ plugin: t.string, entries: t.number, reason: t.string })),
+    tokens: t.number,
+    assembled_ms: t.number,
+  }),
+);
+
+export const jobEventSchemas = [
+  JobStarted,
+  JobEnded,
+  CallMinted,
+  CallEnded,
+  EnvelopeBlockAppended,
+  EnvelopeWideningRefused,
+  JobStopped,
+  StartupPrepared,
+  StartupTextAssembled,
+] as const;
 
 export type JobStartedData = t.TypeOf<typeof JobStarted.codec>;
 export type JobEvent =
@@ -92,4 +133,6 @@ export type JobEvent =
   | EventOf<typeof JobStarted>
   | EventOf<typeof JobEnded>
   | EventOf<typeof CallMinted>
-  | EventOf<typeof CallEnded>;
+  | EventOf<typeof CallEnded>
+  | EventOf<typeof StartupPrepared>
+  | EventOf<typeof StartupTextAssembled>;

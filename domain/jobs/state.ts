@@ -28,6 +28,12 @@ export type JobState =
       readonly steps: Readonly<Record<number, string>>;
       /** The envelope chain of the current run, root block first. */
       readonly chain: readonly SignedBlock[];
+      /** The current run's start-up: its budget and the plugins asked (SPEC §4); absent before. */
+      readonly startup?: {
+        readonly budget: number;
+        readonly plugins: readonly { plugin: string; function: string; call: string }[];
+        readonly assembled: boolean;
+      };
     };
 
 export const initialJobState = (): JobState => ({ exists: false });
@@ -62,6 +68,12 @@ export const evolveJob = (state: JobState, event: JobStreamEvent): JobState => {
     }
     case 'RecordsRead':
       return state;
+    case 'StartupPrepared':
+      return state.exists && event.data.run === state.start.run
+        ? { ...state, startup: { budget: event.data.budget, plugins: event.data.plugins, assembled: false } }
+        : state;
+    case 'StartupTextAssembled':
+      return state.exists && state.startup && event.data.run === state.start.run ? { ...state, startup: { ...state.startup, assembled: true } } : state;
   }
 };
 

@@ -33,6 +33,9 @@ export const REFUSAL_CODES = [
   'held',
   'not_empty',
   'requests',
+  // results offloaded as files (SPEC §13)
+  'result_too_large',
+  'files_held',
   // the edge's own answers, in the same shape: a request that never fully arrived, a fault
   'timeout',
   'internal',

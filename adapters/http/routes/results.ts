@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import * as E from 'fp-ts/lib/Either.js';
+import { z } from 'zod';
+import type { RecordsService } from '../../../commands/records-service.ts';
+import type { ResultCommands } from '../../../commands/results.ts';
+import { CAP } from '../../../domain/fit/bounds.ts';
+import { VIEWS } from '../../../domain/fit/types.ts';
+import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
+import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import type { ProjectionRunner } from '../../../projections/runner.ts';
+import { admittedCall, FILE_TICKET, refuse, ticketGate } from './files.ts';
+
+export interface ResultsDeps {
+  readonly service: RecordsService;
+  readonly results: ResultCommands;
+  readonly runner: ProjectionRunner;
+}
+
+const OffloadBody = z.strictObject({ tool: z.string().min(1).max(200), content: z.unknown() });
+const ReadBody = z.strictObject({
+  ref: z.string().max(200),
+  view: z.enum(VIEWS as [string, ...string[]]).optional(),
+  section: z.string().min(1).max(1000).optional(),
+  range: z
+    .string()
+    .regex(/^\d{1,9}-\d{1,9}$/, 'a line range such as 120-180')
+    .optional(),
+  query: z.string().min(1).max(1000).optional(),
+  budget: z.number().int().min(0).max(CAP).optional(),
+});
+
+const invalidOf = (error: z.ZodError): Refusal => {
+  const issue = error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') return refusal('invalid', { field: issue.keys[0], reason: 'unknown field' });
+  return refusal('invalid', { field: issue.path.map(String).join('.') || 'body', reason: issue.message });
+};
+
+/** Offloading results (SPEC §13), behind the records API's ticket gate. */
+export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
+  const gate = ticketGate(deps.service);
+
+  app.post(
+    '/v1/results',
+    // A result of up to 31 MiB as UTF-8 JSON is taken, so the body may be a little bigger.
+    { config: FILE_TICKET, bodyLimit: MAX_FILE_BYTES, onRequest: gate, schema: { tags: ['files'], summary: 'offload a tool result over the threshold' } },
+    async (req, reply) => {
+      const a = admittedCall(req);
+      if (!a) return refuse(reply, refusal('ticket'));
+      const body = OffloadBody.safeParse(req.body);
+      if (!body.success) return refuse(reply, invalidOf(body.error));
+      if (!('content' in body.data)) return refuse(reply, refusal('invalid', { field: 'content', reason: 'content is a string or any JSON' }));
+      const result = await deps.results.offload(a.ctx, body.data.tool, body.data.content, req.id);
+      if (E.isLeft(result)) return refuse(reply, result.left);
+      const { position, ...answer } = result.right;
+      if (position !== null) await deps.runner.waitFor(position);
+      return reply.code(200).send(answer);
+    },
+  );
+
+  app.post(
+    '/v1/results/read',
+    { config: FILE_TICKET, onRequest: gate, schema: { tags: ['files'], summary: 'read part of an offloaded result, fitted' } },
+    async (req, reply) => {
+      const a = admittedCall(req);
+      if (!a) return refuse(reply, refusal('ticket'));
+      const body = ReadBody.safeParse(req.body);
+      if (!body.success) return refuse(reply, invalidOf(body.error));
+      const { view, ...rest } = body.data;
+      const result = await deps.results.read(a.ctx, { ...rest, ...(view ? { view: view as (typeof VIEWS)[number] } : {}) });
+      return E.isLeft(result) ? refuse(reply, result.left) : reply.code(200).send(result.right);
+    },
+  );
+};

@@ -1,0 +1,61 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { defaultBudget } from '../domain/fit/budget.ts';
+import type { FitNote, View } from '../domain/fit/types.ts';
+import {
+  DEFAULT_OFFLOAD_TOKENS,
+  fitResult,
+  MAX_RESULT_BYTES,
+  offloadStub,
+  readInline,
+  resultForm,
+  storedForm,
+  type OffloadStub,
+  type ResultKind,
+} from '../domain/files/results.ts';
+import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import type { CallContext } from '../queries/call-context.ts';
+import type { FileCommands } from './files.ts';
+
+export interface ReadRequest {
+  readonly ref: string;
+  readonly view?: View | undefined;
+  readonly section?: string | undefined;
+  readonly range?: string | undefined;
+  readonly query?: string | undefined;
+  readonly budget?: number | undefined;
+}
+
+/** Offloading results (SPEC §13): a result over the job's threshold is kept as a file of its tree. */
+export const resultCommands = (files: FileCommands) => ({
+  async offload(
+    ctx: CallContext,
+    tool: string,
+    content: unknown,
+    correlationId?: string,
+  ): Promise<E.Either<Refusal, { inline: true; position: null } | (OffloadStub & { position: number | null })>> {
+    if (Buffer.byteLength(JSON.stringify(content) ?? 'null') > MAX_RESULT_BYTES) return E.left(refusal('result_too_large', { limit: MAX_RESULT_BYTES }));
+    const form = resultForm(content);
+    // The job and tenant thresholds are not built yet: every job reads the default inline.
+    const threshold = DEFAULT_OFFLOAD_TOKENS;
+    if (readInline(form, threshold)) return E.right({ inline: true, position: null });
+    const bytes = Buffer.from(form.text, 'utf8');
+    const stored = await files.put(ctx, bytes, correlationId);
+    if (E.isLeft(stored)) return stored;
+    return E.right({ ...offloadStub(form, tool, stored.right.ref, bytes.length, threshold), position: stored.right.position });
+  },
+
+  async read(ctx: CallContext, r: ReadRequest): Promise<E.Either<Refusal, { content: string; kind: ResultKind; fit: FitNote | null }>> {
+    const opened = await files.open(ctx, r.ref);
+    if (E.isLeft(opened)) return opened;
+    const chunks: Buffer[] = [];
+    for await (const chunk of opened.right.chunks()) chunks.push(Buffer.from(chunk));
+    const form = storedForm(Buffer.concat(chunks).toString('utf8'));
+    // A budget left out is filled in as for a fitted tool: the default budget of a fresh context.
+    const budget = r.budget ?? defaultBudget({ used: 0, warned: false });
+    const query = r.section ?? r.range ?? r.query;
+    const fitted = fitResult(form, { budget, ...(r.view ? { view: r.view } : {}), ...(query !== undefined ? { query } : {}) });
+    return E.right({ content: fitted.text, kind: form.kind, fit: fitted.fit });
+  },
+});
+
+export type ResultCommands = ReturnType<typeof resultCommands>;
