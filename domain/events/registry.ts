@@ -3,8 +3,9 @@ import { tenantEventSchemas, type TenantEvent } from '../tenants/events.ts';
 import { jobEventSchemas, type JobEvent } from '../jobs/events.ts';
 import { recordEventSchemas, type RecordEvent } from '../records/events.ts';
 import { retentionEventSchemas, type RetentionEvent } from '../retention/events.ts';
+import { collectionEventSchemas, type CollectionEvent } from '../collections/events.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | CollectionEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
-export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas, ...recordEventSchemas, ...retentionEventSchemas]);
+export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas, ...recordEventSchemas, ...retentionEventSchemas, ...collectionEventSchemas]);

@@ -33,6 +33,8 @@ export const REFUSAL_CODES = [
   'held',
   'not_empty',
   'requests',
+  // agent records (SPEC §12): a put naming a person forgotten while its tool ran
+  'forgotten',
   // the edge's own answers, in the same shape: a request that never fully arrived, a fault
   'timeout',
   'internal',
