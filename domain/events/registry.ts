@@ -8,4 +8,10 @@ import { collectionEventSchemas, type CollectionEvent } from '../collections/eve
 export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | CollectionEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
-export const eventRegistry = makeRegistry<DomainEvent>([...tenantEventSchemas, ...jobEventSchemas, ...recordEventSchemas, ...retentionEventSchemas, ...collectionEventSchemas]);
+export const eventRegistry = makeRegistry<DomainEvent>([
+  ...tenantEventSchemas,
+  ...jobEventSchemas,
+  ...recordEventSchemas,
+  ...retentionEventSchemas,
+  ...collectionEventSchemas,
+]);
