@@ -1,9 +1,12 @@
+import type { Sealed } from '../records/events.ts';
 import type { CollectionEvent, IndexEntry } from './events.ts';
 
 export interface KeptRecord {
   readonly collection: string;
   readonly id: string;
   readonly seq: number;
+  /** The value as the log holds it, sealed: reads open it with the record's data key. */
+  readonly value: Sealed;
   readonly created_ms: number;
   readonly updated_ms: number;
   /** field → digest of its value, for the declared fields the value gives the index. */
@@ -67,6 +70,7 @@ export const evolveAgent = (state: AgentState, event: CollectionEvent): AgentSta
         collection: d.collection,
         id: d.id,
         seq: d.seq,
+        value: d.value,
         created_ms: d.created_ms,
         updated_ms: d.updated_ms,
         index: withIndex(new Map(), d.index),
