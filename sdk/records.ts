@@ -144,7 +144,11 @@ const httpTransport = (url: string, key: string): Transport => {
       // A body that is not JSON is reported by status below.
     }
     if (res.status >= 400 && !(res.status === 404 && json.error === 'not_found' && json.message === undefined))
-      fail(typeof json.message === 'string' ? json.message : `records: the service answered ${res.status}: check the url and the agent key`);
+      fail(
+        typeof json.message === 'string'
+          ? json.message
+          : `records: the service answered ${res.status}${typeof json.error === 'string' ? ` ${json.error}` : ''}${typeof json.field === 'string' ? ` (${json.field}: ${String(json.reason)})` : ''}: check the request, the url and the agent key`,
+      );
     return { status: res.status, json, text };
   };
   const rec = (c: string, id: string) => `/v1/agent/records/${encodeURIComponent(c)}/${encodeURIComponent(id)}`;

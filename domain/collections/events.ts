@@ -1,6 +1,7 @@
 import * as t from 'io-ts';
 import { defineEvent, type EventOf } from '../events/schema.ts';
 import { SealedCodec } from '../records/events.ts';
+import { AgentKeyIssued, type AgentKeyEvent } from './agent-keys.ts';
 
 /**
  * A declared value's keyed digest (HMAC-SHA-256 under a tenant key) of its JSON text: equality
@@ -69,12 +70,15 @@ export const AgentPersonForgotten = defineEvent(
   }),
 );
 
-export const collectionEventSchemas = [AgentCollectionsDeclared, AgentRecordPut, AgentRecordDeleted, AgentPersonForgotten] as const;
+export const collectionEventSchemas = [AgentCollectionsDeclared, AgentRecordPut, AgentRecordDeleted, AgentPersonForgotten, AgentKeyIssued] as const;
 
 export type AgentCollectionsDeclaredData = t.TypeOf<typeof AgentCollectionsDeclared.codec>;
 export type AgentRecordPutData = t.TypeOf<typeof AgentRecordPut.codec>;
 export type CollectionEvent =
   EventOf<typeof AgentCollectionsDeclared> | EventOf<typeof AgentRecordPut> | EventOf<typeof AgentRecordDeleted> | EventOf<typeof AgentPersonForgotten>;
+
+/** Every event type this feature registers: the agent streams' and the agent keys'. */
+export type CollectionsFeatureEvent = CollectionEvent | AgentKeyEvent;
 
 /** One stream per (tenant, agent): the consistency boundary of the 10,000-record limit. */
 export const agentStream = (tenant: string, agent: string) => `agent:${tenant}:${agent}`;

@@ -3,9 +3,9 @@ import { tenantEventSchemas, type TenantEvent } from '../tenants/events.ts';
 import { jobEventSchemas, type JobEvent } from '../jobs/events.ts';
 import { recordEventSchemas, type RecordEvent } from '../records/events.ts';
 import { retentionEventSchemas, type RetentionEvent } from '../retention/events.ts';
-import { collectionEventSchemas, type CollectionEvent } from '../collections/events.ts';
+import { collectionEventSchemas, type CollectionsFeatureEvent } from '../collections/events.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | CollectionEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | CollectionsFeatureEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
 export const eventRegistry = makeRegistry<DomainEvent>([
