@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { addedFields, agentDecider, checkId, type CollectionCommand } from '../domain/collections/decide.ts';
-import { agentStream, type CollectionDeclaration, type CollectionEvent, type IndexEntry } from '../domain/collections/events.ts';
+import { agentReadsStream, agentStream, type CollectionDeclaration, type CollectionEvent, type IndexEntry } from '../domain/collections/events.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { recordsRefusal, noCollection } from '../domain/collections/refusals.ts';
 import type { AgentState, KeptRecord } from '../domain/collections/state.ts';
@@ -10,6 +10,7 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { SealContext, Sealer } from '../domain/ports/sealer.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
+import { appendFacts } from './append-facts.ts';
 import { handle, inspect, stateCache, type StateCache } from './handle.ts';
 
 export interface CollectionsDeps {
@@ -68,6 +69,23 @@ export const collectionsService = (deps: CollectionsDeps) => {
     return { id: r.id, value: JSON.parse(text) as JsonObject, createdAt: r.created_ms, updatedAt: r.updated_ms };
   };
 
+  /** Appends the read's audit fact (ids, never values); the answer leaves only after it committed. */
+  const audited = async <T>(
+    tenant: string,
+    agent: string,
+    op: 'get' | 'query' | 'export',
+    collection: string | null,
+    records: readonly { collection: string; id: string }[],
+    answer: T,
+  ) => {
+    const fact = {
+      type: 'AgentRecordsRead' as const,
+      data: { tenant, agent, op, collection, records: records.map((r) => ({ collection: r.collection, id: r.id })), read_ms: deps.now() },
+    };
+    await appendFacts(deps.store, agentReadsStream(tenant, agent), tenant, [fact]);
+    return answer;
+  };
+
   const index = (tenant: string, value: JsonObject, people: readonly string[], fields: readonly string[]): IndexEntry[] =>
     indexTexts(value, people, fields).map((e) => ({ field: e.field, digest: digest(tenant, e.text) }));
 
@@ -123,7 +141,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
       return look(tenant, agent, async (state) => {
         if (!state.collections.has(collection)) return E.left(noCollection(collection));
         const r = state.records.get(`${collection}/${id}`);
-        return E.right(r ? await open(tenant, agent, r) : null);
+        const entry = r ? await open(tenant, agent, r) : null;
+        return E.right(await audited(tenant, agent, 'get', collection, entry ? [{ collection, id }] : [], entry));
       });
     },
 
@@ -161,7 +180,16 @@ export const collectionsService = (deps: CollectionsDeps) => {
           const e = await open(tenant, agent, r);
           if (e) entries.push(e);
         }
-        return E.right(entries);
+        return E.right(
+          await audited(
+            tenant,
+            agent,
+            'query',
+            collection,
+            entries.map((e) => ({ collection, id: e.id })),
+            entries,
+          ),
+        );
       });
     },
 
@@ -191,7 +219,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
           const e = await open(tenant, agent, r);
           if (e) out.push({ collection: r.collection, ...e });
         }
-        return out;
+        return audited(tenant, agent, 'export', null, out, out);
       });
     },
   };

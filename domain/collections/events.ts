@@ -70,7 +70,31 @@ export const AgentPersonForgotten = defineEvent(
   }),
 );
 
-export const collectionEventSchemas = [AgentCollectionsDeclared, AgentRecordPut, AgentRecordDeleted, AgentPersonForgotten, AgentKeyIssued] as const;
+/** A read of an agent's records (SPEC §12 read audit): who read which ids, never the values. */
+export const AgentRecordsRead = defineEvent(
+  'AgentRecordsRead',
+  1,
+  t.type({
+    tenant: t.string,
+    agent: t.string,
+    op: t.keyof({ get: null, query: null, export: null }),
+    collection: t.union([t.string, t.null]),
+    records: t.array(t.type({ collection: t.string, id: t.string })),
+    read_ms: t.number,
+  }),
+);
+
+/** Read audit facts go to a stream of their own, so reading never contends with the agent's writes. */
+export const agentReadsStream = (tenant: string, agent: string) => `agentreads:${tenant}:${agent}`;
+
+export const collectionEventSchemas = [
+  AgentCollectionsDeclared,
+  AgentRecordPut,
+  AgentRecordDeleted,
+  AgentPersonForgotten,
+  AgentKeyIssued,
+  AgentRecordsRead,
+] as const;
 
 export type AgentCollectionsDeclaredData = t.TypeOf<typeof AgentCollectionsDeclared.codec>;
 export type AgentRecordPutData = t.TypeOf<typeof AgentRecordPut.codec>;
@@ -78,7 +102,7 @@ export type CollectionEvent =
   EventOf<typeof AgentCollectionsDeclared> | EventOf<typeof AgentRecordPut> | EventOf<typeof AgentRecordDeleted> | EventOf<typeof AgentPersonForgotten>;
 
 /** Every event type this feature registers: the agent streams' and the agent keys'. */
-export type CollectionsFeatureEvent = CollectionEvent | AgentKeyEvent;
+export type CollectionsFeatureEvent = CollectionEvent | AgentKeyEvent | EventOf<typeof AgentRecordsRead>;
 
 /** One stream per (tenant, agent): the consistency boundary of the 10,000-record limit. */
 export const agentStream = (tenant: string, agent: string) => `agent:${tenant}:${agent}`;
