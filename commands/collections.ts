@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
-import { addedFields, agentDecider, checkId, type CollectionCommand } from '../domain/collections/decide.ts';
+import { addedFields, agentDecider, checkId, createdAtFor, type CollectionCommand } from '../domain/collections/decide.ts';
 import { agentReadsStream, agentStream, type CollectionDeclaration, type CollectionEvent, type IndexEntry } from '../domain/collections/events.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { recordsRefusal, noCollection } from '../domain/collections/refusals.ts';
@@ -34,12 +34,17 @@ export interface After {
 
 type Result<T> = Promise<E.Either<Refusal, T>>;
 
-/** Data keys are per record: the sealer's plugin slot names the agent, its scope the collection. */
-const sealContext = (tenant: string, agent: string, collection: string, id: string, seq: number): SealContext => ({
+/**
+ * Data keys are per record incarnation (its createdAt): the sealer's plugin slot names the agent,
+ * its scope the collection. A delete shreds the incarnation it deleted, never a record put
+ * again under the same id after it.
+ */
+const keyOf = (id: string, created_ms: number) => `${id}\n${created_ms}`;
+const sealContext = (tenant: string, agent: string, collection: string, id: string, created_ms: number, seq: number): SealContext => ({
   tenant,
   plugin: `agent:${agent}`,
   scope: collection,
-  key: id,
+  key: keyOf(id, created_ms),
   version: seq,
   data_subject: null,
 });
@@ -64,7 +69,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
     inspect<CollectionEvent, AgentState>(deps.store, agentStream(tenant, agent), agentDecider, f, options) as Promise<T>;
 
   const open = async (tenant: string, agent: string, r: KeptRecord): Promise<Entry | null> => {
-    const text = await deps.keys.open(sealContext(tenant, agent, r.collection, r.id, r.seq), 'body', r.value);
+    const text = await deps.keys.open(sealContext(tenant, agent, r.collection, r.id, r.created_ms, r.seq), 'body', r.value);
     if (text === null) return null;
     return { id: r.id, value: JSON.parse(text) as JsonObject, createdAt: r.created_ms, updatedAt: r.updated_ms };
   };
@@ -116,6 +121,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
         const declared = state.collections.get(collection);
         const seq = state.seq + 1;
         const ok = declared && checkId(id) === null && isPlainObject(value);
+        const now = deps.now();
+        const created = createdAtFor(state, collection, id, now);
         return {
           kind: 'put',
           tenant,
@@ -125,10 +132,10 @@ export const collectionsService = (deps: CollectionsDeps) => {
           value,
           seq,
           // Sealed only when the decider can take it: a refused put must leave no data key behind.
-          sealed: ok ? await deps.keys.seal(sealContext(tenant, agent, collection, id, seq), 'body', JSON.stringify(value)) : { k: '', n: '', c: '' },
+          sealed: ok ? await deps.keys.seal(sealContext(tenant, agent, collection, id, created, seq), 'body', JSON.stringify(value)) : { k: '', n: '', c: '' },
           index: ok ? index(tenant, value, declared.people, declared.fields) : [],
           started_ms,
-          now: deps.now(),
+          now,
         };
       });
       if (E.isLeft(decided)) return decided;
@@ -194,21 +201,30 @@ export const collectionsService = (deps: CollectionsDeps) => {
     },
 
     async delete(tenant: string, agent: string, collection: string, id: string): Result<{ deleted: boolean }> {
-      const decided = await run(tenant, agent, () => ({ kind: 'delete', tenant, agent, collection, id, now: deps.now() }));
+      let incarnation = 0;
+      const decided = await run(tenant, agent, (state) => {
+        incarnation = state.records.get(`${collection}/${id}`)?.created_ms ?? 0;
+        return { kind: 'delete', tenant, agent, collection, id, now: deps.now() };
+      });
       if (E.isLeft(decided)) return decided;
       const deleted = decided.right.events.length > 0;
-      if (deleted) await deps.keys.shredRecord(tenant, `agent:${agent}`, collection, id);
+      if (deleted) await deps.keys.shredRecord(tenant, `agent:${agent}`, collection, keyOf(id, incarnation));
       return E.right({ deleted });
     },
 
     async forget(tenant: string, agent: string, person: string, also: readonly string[] = []): Result<{ deleted: number }> {
       const names = person === '' ? [] : personNames(person, also).map((n) => digest(tenant, JSON.stringify(n)));
-      const decided = await run(tenant, agent, () => ({ kind: 'forget', tenant, agent, names, now: deps.now() }));
+      const incarnations = new Map<string, number>();
+      const decided = await run(tenant, agent, (state) => {
+        for (const r of state.records.values()) incarnations.set(`${r.collection}/${r.id}`, r.created_ms);
+        return { kind: 'forget', tenant, agent, names, now: deps.now() };
+      });
       if (E.isLeft(decided)) return decided;
       const forgot = decided.right.events[0];
       if (forgot?.type !== 'AgentPersonForgotten') throw new Error('a forget decided no AgentPersonForgotten');
       // After the event lands: their ciphertext in the log and on any topic is unreadable from here on.
-      for (const r of forgot.data.records) await deps.keys.shredRecord(tenant, `agent:${agent}`, r.collection, r.id);
+      for (const r of forgot.data.records)
+        await deps.keys.shredRecord(tenant, `agent:${agent}`, r.collection, keyOf(r.id, incarnations.get(`${r.collection}/${r.id}`) ?? 0));
       return E.right({ deleted: forgot.data.records.length });
     },
 

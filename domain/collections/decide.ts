@@ -38,6 +38,14 @@ export type CollectionCommand =
   | (Agent & { readonly kind: 'delete'; readonly collection: string; readonly id: string })
   | (Agent & { readonly kind: 'forget'; readonly names: readonly string[] });
 
+/**
+ * A record's createdAt: kept from its first put, else later than any before it in the agent,
+ * so a page's `after` never skips a record put later. It also names the record's incarnation:
+ * its data key, so a delete's shredding never reaches a record put again under the same id.
+ */
+export const createdAtFor = (state: AgentState, collection: string, id: string, now: number) =>
+  state.records.get(recordKey(collection, id))?.created_ms ?? Math.max(now, state.lastCreated + 1);
+
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 export const checkId = (id: string): Refusal | null => {
@@ -153,7 +161,7 @@ const decidePut = (c: Extract<CollectionCommand, { kind: 'put' }>, state: AgentS
     const people = new Set(declared.people);
     if (c.index.some((e) => people.has(e.field) && (state.forgotten.get(e.digest) ?? -Infinity) > started)) return E.left(forgottenWhileRunning());
   }
-  const created_ms = existing ? existing.created_ms : Math.max(c.now, state.lastCreated + 1);
+  const created_ms = createdAtFor(state, c.collection, c.id, c.now);
   return E.right<Refusal, CollectionEvent[]>([
     {
       type: 'AgentRecordPut',

@@ -42,6 +42,13 @@ export const recordsContract = (form: RecordsForm) =>
       expect(await r.delete('questions', 'q1')).toBe(true);
       expect(await r.delete('questions', 'q1')).toBe(false);
       expect(await r.get('questions', 'q1')).toBeNull();
+      // Put again after a delete: a new record with a key of its own, untouched by the delete's shredding.
+      const again = await Promise.all([
+        r.put('questions', 'q1', { status: 'again' }),
+        r.delete('questions', 'q1').then(() => r.put('questions', 'q1', { status: 'again' })),
+      ]);
+      expect(again).toHaveLength(2);
+      expect(await r.get('questions', 'q1')).toEqual({ status: 'again' });
     });
 
     it('the seed example: the seller sees the waiting question, the buyer sees none', async () => {
