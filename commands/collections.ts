@@ -15,7 +15,7 @@ import { handle, inspect, stateCache, type StateCache } from './handle.ts';
 
 export interface CollectionsDeps {
   readonly store: EventStore;
-  readonly keys: Sealer & Pick<KeyShredder, 'shredRecord'>;
+  readonly keys: Sealer & Pick<KeyShredder, 'shredRecord'> & Partial<Pick<KeyShredder, 'vacuum'>>;
   readonly now: () => number;
   readonly cache?: StateCache<AgentState>;
 }
@@ -225,6 +225,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
       // After the event lands: their ciphertext in the log and on any topic is unreadable from here on.
       for (const r of forgot.data.records)
         await deps.keys.shredRecord(tenant, `agent:${agent}`, r.collection, keyOf(r.id, incarnations.get(`${r.collection}/${r.id}`) ?? 0));
+      // As erasure does: no dead row of the keystore keeps a shredded key's bytes on disk.
+      if (forgot.data.records.length > 0) await deps.keys.vacuum?.();
       return E.right({ deleted: forgot.data.records.length });
     },
 

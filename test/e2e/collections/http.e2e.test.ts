@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
+import type { AgentRecordPutData } from '../../../domain/collections/events.ts';
 import { createRecords } from '../../../sdk/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -94,7 +96,7 @@ describe('agent records over HTTP', () => {
     expect(text).not.toContain('value-that-is-never-audited');
   });
 
-  it('after forget, no value of the forgotten records is readable: get, query, export show none, and the log never held the value in plain text', async () => {
+  it('after forget, no value of the forgotten records is readable: get, query, export show none, the log never held the value in plain text, and its sealed copy no longer opens', async () => {
     const r = createRecords({ url: service.url, key, collections: { people: { people: ['who'] } } });
     const secret = `forget-me-${Date.now()}`;
     await r.put('people', 'p1', { who: 'phone:+15550100111', note: secret });
@@ -107,5 +109,20 @@ describe('agent records over HTTP', () => {
     expect(exported).not.toContain('p1');
     const { rows } = await service.pool.query<{ n: string }>("SELECT count(*) AS n FROM custodian_events WHERE data::text LIKE '%' || $1 || '%'", [secret]);
     expect(Number(rows[0]!.n)).toBe(0);
+    // Crypto-shredding: the sealed value the log still holds no longer opens with the service's keys.
+    const events = await service.store.readStream('agent:acme:seller-bot');
+    const putP1 = events.find((e) => e.type === 'AgentRecordPut' && (e.data as { id: string }).id === 'p1')!.data as AgentRecordPutData;
+    const putP2 = events.find((e) => e.type === 'AgentRecordPut' && (e.data as { id: string }).id === 'p2')!.data as AgentRecordPutData;
+    const keys = await postgresKeystore(service.pool, service.masterKey);
+    const ctx = (d: AgentRecordPutData) => ({
+      tenant: 'acme',
+      plugin: 'agent:seller-bot',
+      scope: d.collection,
+      key: `${d.id}\n${d.created_ms}`,
+      version: d.seq,
+      data_subject: null,
+    });
+    expect(await keys.open(ctx(putP1), 'body', putP1.value)).toBeNull();
+    expect(JSON.parse((await keys.open(ctx(putP2), 'body', putP2.value))!)).toEqual({ who: 'someone-else', mentions: 'phone:+15550100111' });
   });
 });
