@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { AgentKeyCommands } from '../../../commands/collections-keys.ts';
-import type { CollectionsService } from '../../../commands/collections.ts';
+import type { CollectionsService, Entry } from '../../../commands/collections.ts';
+import { AGENT_KEY_AGENT } from '../../../domain/collections/agent-keys.ts';
 import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import { AGENT_KEY, agentOf } from '../route-auth.ts';
@@ -50,8 +51,29 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
         if (issued.right.position !== null) await deps.settle(issued.right.position);
         return reply.code(201).send({ key: issued.right.key, id: issued.right.id });
       },
+    )
+    .get(
+      '/v1/tenants/:t/agents/:agent/records/export',
+      {
+        schema: {
+          params: z.strictObject({ t: TenantParams.shape.t, agent: z.string().regex(AGENT_KEY_AGENT) }),
+          security: [{ admin: [] }],
+          tags: ['admin'],
+          summary: "an agent's records as JSON Lines, oldest first (custodian records export)",
+        },
+      },
+      async (req, reply) => exportLines(reply, await deps.collections.export(req.params.t, req.params.agent)),
     );
 };
+
+const exportLines = (reply: FastifyReply, records: readonly (Entry & { collection: string })[]) =>
+  reply
+    .type('application/x-ndjson')
+    .send(
+      records
+        .map((e) => `${JSON.stringify({ collection: e.collection, id: e.id, value: e.value, createdAt: e.createdAt, updatedAt: e.updatedAt })}\n`)
+        .join(''),
+    );
 
 /**
  * The agent records API (SPEC §12), for an agent runtime holding an agent key. The edge
@@ -116,8 +138,6 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
   r.get('/v1/agent/export', { config: AGENT_KEY, schema: { tags } }, async (req, reply) => {
     const a = who(req);
     if (!a) return denied(reply);
-    const records = await deps.collections.export(a.tenant, a.agent);
-    const lines = records.map((e) => JSON.stringify({ collection: e.collection, id: e.id, value: e.value, createdAt: e.createdAt, updatedAt: e.updatedAt }));
-    return reply.type('application/x-ndjson').send(lines.map((l) => `${l}\n`).join(''));
+    return exportLines(reply, await deps.collections.export(a.tenant, a.agent));
   });
 };

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import type { AgentRecordPutData } from '../../../domain/collections/events.ts';
 import { createRecords } from '../../../sdk/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
+import { execFile } from 'node:child_process';
 
 let service: TestService;
 let key: string;
@@ -125,4 +126,30 @@ describe('agent records over HTTP', () => {
     expect(await keys.open(ctx(putP1), 'body', putP1.value)).toBeNull();
     expect(JSON.parse((await keys.open(ctx(putP2), 'body', putP2.value))!)).toEqual({ who: 'someone-else', mentions: 'phone:+15550100111' });
   });
+
+  it('custodian records export prints JSON Lines on stdout and the count on stderr; exit 1 for a usage error or an unreachable service', async () => {
+    const r = createRecords({ url: service.url, key, collections: { cli: {} } });
+    await r.put('cli', 'c1', { n: 1 });
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          'node',
+          ['bin/custodian.js', 'records', 'export', ...args],
+          { env: { ...process.env, CUSTODIAN_ADMIN_KEY: ADMIN_KEY } },
+          (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    const ok = await run(['--tenant', 'acme', '--agent', 'seller-bot', '--url', service.url]);
+    expect(ok.code).toBe(0);
+    const lines = ok.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { collection: string; id: string });
+    expect(lines).toContainEqual(expect.objectContaining({ collection: 'cli', id: 'c1', value: { n: 1 } }));
+    expect(ok.stderr).toBe(`Exported ${lines.length} records.\n`);
+    expect((await run(['--tenant', 'acme'])).code).toBe(1);
+    const down = await run(['--tenant', 'acme', '--agent', 'seller-bot', '--url', 'http://127.0.0.1:1']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/could not be reached/);
+  }, 60_000);
 });
