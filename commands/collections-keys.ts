@@ -5,7 +5,8 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import { tenantStream } from '../domain/shared/names.ts';
 import { notFound, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
-import { handle, inspect, loadState, stateCache } from './handle.ts';
+import { handle, inspect, stateCache } from './handle.ts';
+import type { TenantState, TenantStreamEvent } from '../domain/tenants/state.ts';
 
 export interface AgentPrincipal {
   readonly tenant: string;
@@ -26,10 +27,13 @@ const KEY = /^ak\.([a-z0-9][a-z0-9_-]{0,62})\.([0-9a-f]{32})\.[A-Za-z0-9_-]{43}$
  */
 export const agentKeyCommands = (store: EventStore, now: () => number) => {
   const cache = stateCache<AgentKeysState>(1_000);
+  // Tenant states are folded immutably, so a cached one is caught up, never mutated, by a read here.
+  const tenants = stateCache<TenantState>(1_000);
+  const tenantState = (tenant: string) =>
+    inspect<TenantStreamEvent, TenantState>(store, tenantStream(tenant), tenantDecider, (s) => s, { cache: tenants }) as Promise<TenantState>;
   return {
     async issue(tenant: string, agent: string): Promise<E.Either<Refusal, { key: string; id: string; position: number | null }>> {
-      const t = await loadState(store, tenantStream(tenant), tenantDecider);
-      if (!t.state.exists) return E.left(notFound('tenant'));
+      if (!(await tenantState(tenant)).exists) return E.left(notFound('tenant'));
       const id = randomBytes(16).toString('hex');
       const key = `ak.${tenant}.${id}.${randomBytes(32).toString('base64url')}`;
       const command: IssueAgentKey = { tenant, id, agent, key_sha256: sha256(key).toString('hex'), now: now() };
@@ -47,8 +51,8 @@ export const agentKeyCommands = (store: EventStore, now: () => number) => {
         cache,
       })) as { agent: string; key_sha256: string } | undefined;
       if (!issued || !timingSafeEqual(Buffer.from(issued.key_sha256, 'hex'), sha256(bearer))) return null;
-      const t = await loadState(store, tenantStream(tenant), tenantDecider);
-      if (!t.state.exists || t.state.revoked_keys.includes(id)) return null;
+      const t = await tenantState(tenant);
+      if (!t.exists || t.revoked_keys.includes(id)) return null;
       return { tenant, agent: issued.agent, keyId: id };
     },
   };

@@ -57,7 +57,8 @@ const byAge = (a: KeptRecord, b: KeptRecord) => a.created_ms - b.created_ms || (
  * an answer always reflects every event before it, including a declaration's re-index.
  */
 export const collectionsService = (deps: CollectionsDeps) => {
-  const cache = deps.cache ?? stateCache<AgentState>(1_000);
+  // An agent's folded state holds up to 10,000 records; 64 agents stay cached, the rest fold again from the log.
+  const cache = deps.cache ?? stateCache<AgentState>(64);
   const options = { cache };
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
