@@ -38,6 +38,8 @@ import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
 import type { KafkaSettings } from './bus/kafka/client.ts';
 import { startKafkaRelay } from './bus/kafka/relay.ts';
+import { collectionsService } from '../commands/collections.ts';
+import { agentKeyCommands } from '../commands/collections-keys.ts';
 import type { Relay } from './bus/relay.ts';
 
 export interface ServiceOptions {
@@ -165,6 +167,11 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),
       audit: auditQueries(db, o.auditKey),
+      agent: {
+        collections: collectionsService({ store, keys: keystore, now: () => clock.now() }),
+        keys: agentKeyCommands(store, () => clock.now()),
+        settle: (p) => runner.waitFor(p),
+      },
       compliance: {
         compliance,
         store,

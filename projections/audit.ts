@@ -25,6 +25,7 @@ const SCHEMA = `
 /** The events `auditFields` makes entries of (JobStarted also gives the job facts later entries name). */
 const HANDLED = [
   'RecordsRead',
+  'AgentRecordsRead',
   'RecordVersionWritten',
   'JobStarted',
   'JobEnded',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { client, print } from './client.ts';
 import { auditCommands } from './audit.ts';
 import { kafkaCommands } from './kafka.ts';
+import { exportAgentRecords } from './records.ts';
 
 const program = new Command()
   .name('custodian')
@@ -52,6 +53,12 @@ remote(program.command('erase').description('erase a data subject by shredding t
   .requiredOption('--tenant <t>')
   .requiredOption('--subject <data_subject>')
   .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/erasures`, { data_subject: o.subject })));
+
+const agentRecords = program.command('records').description("an agent's records (SPEC §12)");
+remote(agentRecords.command('export').description("an agent's records as JSON Lines, oldest first"))
+  .requiredOption('--tenant <t>')
+  .requiredOption('--agent <a>')
+  .action(exportAgentRecords);
 
 const hold = program.command('hold').description('legal holds');
 remote(hold.command('place').description('place a hold; the selector is JSON, e.g. \'{"data_subject":"user:ada"}\''))

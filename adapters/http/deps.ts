@@ -11,6 +11,7 @@ import type { RecordsDeps } from './routes/records.ts';
 import type { ComplianceDepsHttp } from './routes/compliance.ts';
 import type { AuditQueries } from '../../queries/audit.ts';
 import type { RevocationCommands } from '../../commands/revocations.ts';
+import type { AgentDeps } from './routes/agent.ts';
 
 export interface HttpDeps {
   readonly store: EventStore;
@@ -34,4 +35,6 @@ export interface HttpDeps {
   readonly audit: AuditQueries;
   /** The audit public key, PEM (SPKI). */
   readonly auditPublicKey: string;
+  /** Agent records and agent keys (SPEC §12); absent, their routes are not served. */
+  readonly agent?: AgentDeps;
 }

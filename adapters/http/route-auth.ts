@@ -7,8 +7,9 @@ import { adminKeyMatches } from './auth.ts';
  * declares who may call it in its config (`config: PUBLIC`, `TICKET`). The hooks decide on
  * the route the router matched, never on the raw target, so no spelling of a path
  * (percent-encoding, absolute form) can reach a route without its credential. `agent-key`
- * and `auditor-key` are reserved for credentials not built yet: until they are, a route
- * declaring them is refused like one declaring nothing.
+ * routes pass only with a live agent key (SPEC §12), resolved here to its tenant and agent.
+ * `auditor-key` is reserved for a credential not built yet: until it is, a route declaring it
+ * is refused like one declaring nothing.
  */
 export type AuthKind = 'public' | 'admin' | 'ticket' | 'agent-key' | 'auditor-key';
 
@@ -24,6 +25,19 @@ declare module 'fastify' {
 export const PUBLIC = { auth: 'public' } as const;
 export const ADMIN = { auth: 'admin' } as const;
 export const TICKET = { auth: 'ticket', deferBodyErrors: true } as const;
+export const AGENT_KEY = { auth: 'agent-key' } as const;
+
+/** Who an agent key speaks for; null for a key that is unknown, wrong or revoked. */
+export interface AgentPrincipal {
+  readonly tenant: string;
+  readonly agent: string;
+  readonly keyId: string;
+}
+export type AgentKeyResolver = (authorization: string | undefined) => Promise<AgentPrincipal | null>;
+
+const agentPrincipals = new WeakMap<FastifyRequest, AgentPrincipal>();
+/** The agent an `agent-key` route's request was admitted for (set by `authorise`, never by the caller). */
+export const agentOf = (req: FastifyRequest): AgentPrincipal | null => agentPrincipals.get(req) ?? null;
 
 /**
  * An early refusal leaves the request body unread: `connection: close` makes node drop the
@@ -68,7 +82,7 @@ export const adminScope =
  * Admin routes of the admin scope are left to its hook; an admin route declared outside it
  * is checked here, so no admin route ever goes unchecked.
  */
-export const authorise = (adminKey: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver) => async (req: FastifyRequest, reply: FastifyReply) => {
   // The not-found handler serves nothing; it answers 404 whoever asks.
   if (req.is404) return;
   const kind = req.routeOptions.config.auth;
@@ -77,6 +91,17 @@ export const authorise = (adminKey: string) => async (req: FastifyRequest, reply
   // The ticket itself is resolved by the records route's own gate, which also answers
   // with the job's purpose; here only its absence is refused.
   if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
+  if (kind === 'agent-key' && resolveAgentKey) {
+    const principal = await resolveAgentKey(req.headers.authorization);
+    if (principal) {
+      agentPrincipals.set(req, principal);
+      return;
+    }
+    closeIfBodyPending(req, reply);
+    return reply
+      .code(401)
+      .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
+  }
   closeIfBodyPending(req, reply);
   if (kind === 'admin') return refuseAdmin(req, reply);
   if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });

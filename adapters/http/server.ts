@@ -19,6 +19,7 @@ import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { recordsRoutes } from './routes/records.ts';
+import { agentKeyRoutes, agentRoutes } from './routes/agent.ts';
 import { clockRoutes, systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 
@@ -34,6 +35,8 @@ export type CustodianServer = FastifyInstance & { readonly routeTable: readonly 
 export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<CustodianServer> => {
   const app = Fastify({
     loggerInstance: logger,
+    // An agent record's id is up to 128 characters, percent-encoded in the path (up to 12 bytes each).
+    maxParamLength: 1_600,
     bodyLimit: MAX_ADMIN_BODY_BYTES,
     // A request without Host is refused as JSON by checkRequestTarget, not by node's empty 400.
     http: { requireHostHeader: false },
@@ -77,7 +80,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   // Order matters: the target's form first, then the matched route's credential, both
   // before any body is read.
   app.addHook('onRequest', checkRequestTarget);
-  app.addHook('onRequest', authorise(deps.adminKey));
+  app.addHook('onRequest', authorise(deps.adminKey, deps.agent?.keys.resolve));
   // Query strings and path parameters go through the same hygiene as bodies.
   app.addHook('preValidation', async (req) => {
     const bad = hygieneRefusal(req.params, 'params') ?? hygieneRefusal(req.query, 'query');
@@ -114,11 +117,13 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
       complianceRoutes(admin, deps.compliance);
       auditRoutes(admin, { audit: deps.audit, db: deps.db });
       clockRoutes(admin, deps);
+      if (deps.agent) agentKeyRoutes(admin, deps.agent);
     }),
   );
   recordsRoutes(app, deps.records);
   filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
   resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });
+  if (deps.agent) agentRoutes(app, deps.agent);
   systemRoutes(app, deps, metrics);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;

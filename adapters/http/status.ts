@@ -27,6 +27,7 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   duplicate: 409,
   full: 409,
   held: 409,
+  forgotten: 409,
   too_large: 413,
   unsupported_media_type: 415,
   requests: 429,

@@ -115,6 +115,8 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
       return { kind: 'record_removed', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: 0 }], reason: e.data.reason };
     case 'RenewalRequested':
       return { kind: 'renewal_requested', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: e.data.version }] };
+    case 'AgentRecordsRead':
+      return { kind: 'agent_read', agent: e.data.agent, op: e.data.op, collection: e.data.collection, agent_records: e.data.records };
     case 'TenantExported':
       return { kind: 'export', position: e.data.position, records_exported: e.data.records, versions: e.data.versions, sha256: e.data.sha256 };
     case 'StartupTextAssembled': {

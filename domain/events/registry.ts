@@ -4,8 +4,9 @@ import { jobEventSchemas, type JobEvent } from '../jobs/events.ts';
 import { recordEventSchemas, type RecordEvent } from '../records/events.ts';
 import { retentionEventSchemas, type RetentionEvent } from '../retention/events.ts';
 import { fileEventSchemas, type FileEvent } from '../files/events.ts';
+import { collectionEventSchemas, type CollectionsFeatureEvent } from '../collections/events.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
 export const eventRegistry = makeRegistry<DomainEvent>([
@@ -14,4 +15,5 @@ export const eventRegistry = makeRegistry<DomainEvent>([
   ...recordEventSchemas,
   ...retentionEventSchemas,
   ...fileEventSchemas,
+  ...collectionEventSchemas,
 ]);

@@ -1,0 +1,143 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import * as E from 'fp-ts/lib/Either.js';
+import { z } from 'zod';
+import type { AgentKeyCommands } from '../../../commands/collections-keys.ts';
+import type { CollectionsService, Entry } from '../../../commands/collections.ts';
+import { AGENT_KEY_AGENT } from '../../../domain/collections/agent-keys.ts';
+import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
+import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import { AGENT_KEY, agentOf } from '../route-auth.ts';
+import { TenantParams } from '../schemas.ts';
+import { statusOf } from '../status.ts';
+
+export interface AgentDeps {
+  readonly collections: CollectionsService;
+  readonly keys: AgentKeyCommands;
+  /** Waits until the read models hold a position (an admin answer reads its own writes). */
+  readonly settle: (position: number) => Promise<boolean>;
+}
+
+const tags = ['agent records'];
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const CollectionsBody = z.strictObject({
+  collections: z.record(z.string(), z.strictObject({ people: z.array(z.string()).max(64).optional(), fields: z.array(z.string()).max(64).optional() })),
+});
+const RecordParams = z.strictObject({ collection: z.string(), id: z.string() });
+const CollectionParams = z.strictObject({ collection: z.string() });
+const PutBody = z.strictObject({ value: z.unknown(), started_ms: z.number().int().nonnegative().optional() });
+const QueryBody = z.strictObject({
+  where: z.record(z.string(), scalar).optional(),
+  limit: z.number().optional(),
+  after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+});
+const ForgetBody = z.strictObject({ person: z.string().min(1).max(1_000), also: z.array(z.string().min(1).max(1_000)).max(100).optional() });
+const AgentKeyBody = z.strictObject({ agent: z.string() });
+
+const refuse = (reply: FastifyReply, r: Refusal) => reply.code(statusOf(r)).send(r);
+const send = <T>(reply: FastifyReply, result: E.Either<Refusal, T>, body: (v: T) => unknown) =>
+  E.isLeft(result) ? refuse(reply, result.left) : reply.send(body(result.right));
+
+/** The admin's call: issues an agent key (shown once). Registered inside the admin scope. */
+export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .post(
+      '/v1/tenants/:t/agent-keys',
+      { schema: { params: TenantParams, body: AgentKeyBody, security: [{ admin: [] }], tags: ['admin'], summary: 'issues an agent key, shown once' } },
+      async (req, reply) => {
+        const issued = await deps.keys.issue(req.params.t, req.body.agent);
+        if (E.isLeft(issued)) return refuse(reply, issued.left);
+        if (issued.right.position !== null) await deps.settle(issued.right.position);
+        return reply.code(201).send({ key: issued.right.key, id: issued.right.id });
+      },
+    )
+    .get(
+      '/v1/tenants/:t/agents/:agent/records/export',
+      {
+        schema: {
+          params: z.strictObject({ t: TenantParams.shape.t, agent: z.string().regex(AGENT_KEY_AGENT) }),
+          security: [{ admin: [] }],
+          tags: ['admin'],
+          summary: "an agent's records as JSON Lines, oldest first (custodian records export)",
+        },
+      },
+      async (req, reply) => exportLines(reply, await deps.collections.export(req.params.t, req.params.agent)),
+    );
+};
+
+const exportLines = (reply: FastifyReply, records: readonly (Entry & { collection: string })[]) =>
+  reply
+    .type('application/x-ndjson')
+    .send(
+      records
+        .map((e) => `${JSON.stringify({ collection: e.collection, id: e.id, value: e.value, createdAt: e.createdAt, updatedAt: e.updatedAt })}\n`)
+        .join(''),
+    );
+
+/**
+ * The agent records API (SPEC §12), for an agent runtime holding an agent key. The edge
+ * resolved the key before any body was read (`authorise`); each handler reads who it is for
+ * from there and nowhere else.
+ */
+export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const who = (req: Parameters<typeof agentOf>[0]) => agentOf(req);
+  const denied = (reply: FastifyReply) => refuse(reply, refusal('unauthorized', { message: 'records: no agent key: send Authorization: Bearer <agent key>' }));
+  // A value of 64 KiB plus its wrapping (escapes can double a string's JSON).
+  const bodyLimit = 4 * RECORD_LIMITS.valueBytes;
+
+  r.put('/v1/agent/collections', { config: AGENT_KEY, bodyLimit, schema: { body: CollectionsBody, tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    const declaration = Object.entries(req.body.collections).map(([name, c]) => ({ name, people: c.people ?? [], fields: c.fields ?? [] }));
+    return send(reply, await deps.collections.declare(a.tenant, a.agent, declaration), (v) => v);
+  });
+
+  r.get('/v1/agent/collections', { config: AGENT_KEY, schema: { tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    return reply.send({ collections: await deps.collections.collections(a.tenant, a.agent) });
+  });
+
+  r.put('/v1/agent/records/:collection/:id', { config: AGENT_KEY, bodyLimit, schema: { params: RecordParams, body: PutBody, tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    const { collection, id } = req.params;
+    return send(reply, await deps.collections.put(a.tenant, a.agent, collection, id, req.body.value, req.body.started_ms ?? null), (v) => v);
+  });
+
+  r.get('/v1/agent/records/:collection/:id', { config: AGENT_KEY, schema: { params: RecordParams, tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    const got = await deps.collections.get(a.tenant, a.agent, req.params.collection, req.params.id);
+    if (E.isRight(got) && got.right === null) return reply.code(404).send({ error: 'not_found' });
+    return send(reply, got, (e) => ({ value: e!.value, createdAt: e!.createdAt, updatedAt: e!.updatedAt }));
+  });
+
+  r.post('/v1/agent/records/:collection/query', { config: AGENT_KEY, schema: { params: CollectionParams, body: QueryBody, tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    const { where, limit, after } = req.body;
+    const page = { ...(limit === undefined ? {} : { limit }), ...(after ? { after } : {}) };
+    return send(reply, await deps.collections.query(a.tenant, a.agent, req.params.collection, where ?? {}, page), (entries) => ({ entries }));
+  });
+
+  r.delete('/v1/agent/records/:collection/:id', { config: AGENT_KEY, schema: { params: RecordParams, tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    return send(reply, await deps.collections.delete(a.tenant, a.agent, req.params.collection, req.params.id), (v) => v);
+  });
+
+  r.post('/v1/agent/forget', { config: AGENT_KEY, schema: { body: ForgetBody, tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    return send(reply, await deps.collections.forget(a.tenant, a.agent, req.body.person, req.body.also ?? []), (v) => v);
+  });
+
+  r.get('/v1/agent/export', { config: AGENT_KEY, schema: { tags } }, async (req, reply) => {
+    const a = who(req);
+    if (!a) return denied(reply);
+    return exportLines(reply, await deps.collections.export(a.tenant, a.agent));
+  });
+};

@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import { addedFields, agentDecider, checkId, createdAtFor, type CollectionCommand } from '../domain/collections/decide.ts';
+import { agentReadsStream, agentStream, type CollectionDeclaration, type CollectionEvent, type IndexEntry } from '../domain/collections/events.ts';
+import { RECORD_LIMITS } from '../domain/collections/limits.ts';
+import { recordsRefusal, noCollection } from '../domain/collections/refusals.ts';
+import type { AgentState, KeptRecord } from '../domain/collections/state.ts';
+import { indexText, indexTexts, isPlainObject, personNames, type Json, type JsonObject } from '../domain/collections/values.ts';
+import type { EventStore } from '../domain/ports/event-store.ts';
+import type { KeyShredder } from '../domain/ports/key-shredder.ts';
+import type { SealContext, Sealer } from '../domain/ports/sealer.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
+import { appendFacts } from './append-facts.ts';
+import { handle, inspect, stateCache, type StateCache } from './handle.ts';
+
+export interface CollectionsDeps {
+  readonly store: EventStore;
+  readonly keys: Sealer & Pick<KeyShredder, 'shredRecord'> & Partial<Pick<KeyShredder, 'vacuum'>>;
+  readonly now: () => number;
+  readonly cache?: StateCache<AgentState>;
+}
+
+export interface Entry {
+  readonly id: string;
+  readonly value: JsonObject;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface After {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+type Result<T> = Promise<E.Either<Refusal, T>>;
+
+/**
+ * Data keys are per record incarnation (its createdAt): the sealer's plugin slot names the agent,
+ * its scope the collection. A delete shreds the incarnation it deleted, never a record put
+ * again under the same id after it.
+ */
+const keyOf = (id: string, created_ms: number) => `${id}\n${created_ms}`;
+const sealContext = (tenant: string, agent: string, collection: string, id: string, created_ms: number, seq: number): SealContext => ({
+  tenant,
+  plugin: `agent:${agent}`,
+  scope: collection,
+  key: keyOf(id, created_ms),
+  version: seq,
+  data_subject: null,
+});
+
+const byAge = (a: KeptRecord, b: KeptRecord) => a.created_ms - b.created_ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The agent records' command and read paths over one stream per (tenant, agent). Reads come
+ * from the same folded stream the decider uses (cached, caught up under the stream's lock), so
+ * an answer always reflects every event before it, including a declaration's re-index.
+ */
+export const collectionsService = (deps: CollectionsDeps) => {
+  // An agent's folded state holds up to 10,000 records; 64 agents stay cached, the rest fold again from the log.
+  const cache = deps.cache ?? stateCache<AgentState>(64);
+  const options = { cache };
+  const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
+  const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
+
+  const run = (tenant: string, agent: string, command: (state: AgentState) => Promise<CollectionCommand> | CollectionCommand) =>
+    handle<CollectionCommand, CollectionEvent, AgentState>(deps.store, agentStream(tenant, agent), agentDecider, command, cause(tenant), options);
+
+  const look = <T>(tenant: string, agent: string, f: (state: AgentState) => Promise<T> | T) =>
+    inspect<CollectionEvent, AgentState>(deps.store, agentStream(tenant, agent), agentDecider, f, options) as Promise<T>;
+
+  const open = async (tenant: string, agent: string, r: KeptRecord): Promise<Entry | null> => {
+    const text = await deps.keys.open(sealContext(tenant, agent, r.collection, r.id, r.created_ms, r.seq), 'body', r.value);
+    if (text === null) return null;
+    return { id: r.id, value: JSON.parse(text) as JsonObject, createdAt: r.created_ms, updatedAt: r.updated_ms };
+  };
+
+  /** Appends the read's audit fact (ids, never values); the answer leaves only after it committed. */
+  const audited = async <T>(
+    tenant: string,
+    agent: string,
+    op: 'get' | 'query' | 'export',
+    collection: string | null,
+    records: readonly { collection: string; id: string }[],
+    answer: T,
+  ) => {
+    const fact = {
+      type: 'AgentRecordsRead' as const,
+      data: { tenant, agent, op, collection, records: records.map((r) => ({ collection: r.collection, id: r.id })), read_ms: deps.now() },
+    };
+    await appendFacts(deps.store, agentReadsStream(tenant, agent), tenant, [fact]);
+    return answer;
+  };
+
+  const index = (tenant: string, value: JsonObject, people: readonly string[], fields: readonly string[]): IndexEntry[] =>
+    indexTexts(value, people, fields).map((e) => ({ field: e.field, digest: digest(tenant, e.text) }));
+
+  return {
+    async declare(tenant: string, agent: string, collections: readonly CollectionDeclaration[]): Result<{ collections: string[] }> {
+      const decided = await run(tenant, agent, async (state) => {
+        // Every record already kept is indexed for the fields this declaration adds, in the same event.
+        const indexed: { collection: string; id: string; index: IndexEntry[] }[] = [];
+        for (const added of addedFields(state, collections)) {
+          if (added.isNew || added.people.length + added.fields.length === 0) continue;
+          for (const r of state.records.values()) {
+            if (r.collection !== added.name) continue;
+            const entry = await open(tenant, agent, r);
+            if (entry) indexed.push({ collection: r.collection, id: r.id, index: index(tenant, entry.value, added.people, added.fields) });
+          }
+        }
+        return { kind: 'declare', tenant, agent, collections, indexed, now: deps.now() };
+      });
+      return E.map(({ state }: { state: AgentState }) => ({ collections: [...state.collections.keys()] }))(decided);
+    },
+
+    async collections(tenant: string, agent: string): Promise<string[]> {
+      return look(tenant, agent, (s) => [...s.collections.keys()]);
+    },
+
+    async put(tenant: string, agent: string, collection: string, id: string, value: unknown, started_ms: number | null): Result<Omit<Entry, 'value'>> {
+      const decided = await run(tenant, agent, async (state) => {
+        const declared = state.collections.get(collection);
+        const seq = state.seq + 1;
+        const ok = declared && checkId(id) === null && isPlainObject(value);
+        const now = deps.now();
+        const created = createdAtFor(state, collection, id, now);
+        return {
+          kind: 'put',
+          tenant,
+          agent,
+          collection,
+          id,
+          value,
+          seq,
+          // Sealed only when the decider can take it: a refused put must leave no data key behind.
+          sealed: ok ? await deps.keys.seal(sealContext(tenant, agent, collection, id, created, seq), 'body', JSON.stringify(value)) : { k: '', n: '', c: '' },
+          index: ok ? index(tenant, value, declared.people, declared.fields) : [],
+          started_ms,
+          now,
+        };
+      });
+      if (E.isLeft(decided)) return decided;
+      const put = decided.right.events[0];
+      if (put?.type !== 'AgentRecordPut') throw new Error('a put decided no AgentRecordPut');
+      return E.right({ id, createdAt: put.data.created_ms, updatedAt: put.data.updated_ms });
+    },
+
+    async get(tenant: string, agent: string, collection: string, id: string): Result<Entry | null> {
+      return look(tenant, agent, async (state) => {
+        if (!state.collections.has(collection)) return E.left(noCollection(collection));
+        const r = state.records.get(`${collection}/${id}`);
+        const entry = r ? await open(tenant, agent, r) : null;
+        return E.right(await audited(tenant, agent, 'get', collection, entry ? [{ collection, id }] : [], entry));
+      });
+    },
+
+    async query(
+      tenant: string,
+      agent: string,
+      collection: string,
+      where: Readonly<Record<string, Json>> = {},
+      page: { limit?: number; after?: After } = {},
+    ): Result<Entry[]> {
+      const limit = page.limit ?? RECORD_LIMITS.queryDefault;
+      if (!Number.isInteger(limit) || limit < 1 || limit > RECORD_LIMITS.queryMax)
+        return E.left(recordsRefusal('invalid', `limit ${limit} is out of range`, `ask for 1 to ${RECORD_LIMITS.queryMax} entries and page with after`));
+      return look(tenant, agent, async (state) => {
+        const declared = state.collections.get(collection);
+        if (!declared) return E.left(noCollection(collection));
+        const wanted: [string, string | null][] = [];
+        for (const [field, v] of Object.entries(where)) {
+          const person = declared.people.includes(field);
+          if (!person && !declared.fields.includes(field))
+            return E.left(recordsRefusal('invalid', `${collection} cannot be queried by ${field}`, 'declare it in fields'));
+          const text = indexText(v, person);
+          wanted.push([field, text === null ? null : digest(tenant, text)]);
+        }
+        // A value the index never holds (null, an object, a number in a people field) matches nothing.
+        if (wanted.some(([, d]) => d === null)) return E.right([]);
+        const after = page.after;
+        const hits = [...state.records.values()]
+          .filter((r) => r.collection === collection && wanted.every(([f, d]) => r.index.get(f) === d))
+          .filter((r) => !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))
+          .sort(byAge)
+          .slice(0, limit);
+        const entries: Entry[] = [];
+        for (const r of hits) {
+          const e = await open(tenant, agent, r);
+          if (e) entries.push(e);
+        }
+        return E.right(
+          await audited(
+            tenant,
+            agent,
+            'query',
+            collection,
+            entries.map((e) => ({ collection, id: e.id })),
+            entries,
+          ),
+        );
+      });
+    },
+
+    async delete(tenant: string, agent: string, collection: string, id: string): Result<{ deleted: boolean }> {
+      let incarnation = 0;
+      const decided = await run(tenant, agent, (state) => {
+        incarnation = state.records.get(`${collection}/${id}`)?.created_ms ?? 0;
+        return { kind: 'delete', tenant, agent, collection, id, now: deps.now() };
+      });
+      if (E.isLeft(decided)) return decided;
+      const deleted = decided.right.events.length > 0;
+      if (deleted) await deps.keys.shredRecord(tenant, `agent:${agent}`, collection, keyOf(id, incarnation));
+      return E.right({ deleted });
+    },
+
+    async forget(tenant: string, agent: string, person: string, also: readonly string[] = []): Result<{ deleted: number }> {
+      const names = person === '' ? [] : personNames(person, also).map((n) => digest(tenant, JSON.stringify(n)));
+      const incarnations = new Map<string, number>();
+      const decided = await run(tenant, agent, (state) => {
+        for (const r of state.records.values()) incarnations.set(`${r.collection}/${r.id}`, r.created_ms);
+        return { kind: 'forget', tenant, agent, names, now: deps.now() };
+      });
+      if (E.isLeft(decided)) return decided;
+      const forgot = decided.right.events[0];
+      if (forgot?.type !== 'AgentPersonForgotten') throw new Error('a forget decided no AgentPersonForgotten');
+      // After the event lands: their ciphertext in the log and on any topic is unreadable from here on.
+      for (const r of forgot.data.records)
+        await deps.keys.shredRecord(tenant, `agent:${agent}`, r.collection, keyOf(r.id, incarnations.get(`${r.collection}/${r.id}`) ?? 0));
+      // As erasure does: no dead row of the keystore keeps a shredded key's bytes on disk.
+      if (forgot.data.records.length > 0) await deps.keys.vacuum?.();
+      return E.right({ deleted: forgot.data.records.length });
+    },
+
+    async export(tenant: string, agent: string): Promise<(Entry & { collection: string })[]> {
+      return look(tenant, agent, async (state) => {
+        const out: (Entry & { collection: string })[] = [];
+        for (const r of [...state.records.values()].sort(byAge)) {
+          const e = await open(tenant, agent, r);
+          if (e) out.push({ collection: r.collection, ...e });
+        }
+        return audited(tenant, agent, 'export', null, out, out);
+      });
+    },
+  };
+};
+
+export type CollectionsService = ReturnType<typeof collectionsService>;

@@ -1,0 +1,227 @@
+// `custodian/sdk`: agent records (SPEC §12) for agent runtimes and tool authors. The same calls
+// reach a Custodian service (`{ url, key }`) or a store in this process (`{ store: 'memory' }`),
+// which runs the service's own decider over the memory event store, for unit tests of tools.
+import * as E from 'fp-ts/lib/Either.js';
+import { memoryEventStore } from '../adapters/eventstore/memory.ts';
+import { memoryKeystore } from '../adapters/keys/memory-keystore.ts';
+import { collectionsService, type Entry } from '../commands/collections.ts';
+import type { JsonObject } from '../domain/collections/values.ts';
+import { checkDeclaration } from '../domain/collections/decide.ts';
+import { RECORD_LIMITS } from '../domain/collections/limits.ts';
+import { initialAgentState } from '../domain/collections/state.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
+
+export { RECORD_LIMITS };
+
+export interface CollectionSpec {
+  readonly people?: readonly string[];
+  readonly fields?: readonly string[];
+}
+
+export interface RecordEntry<T = Record<string, unknown>> {
+  readonly id: string;
+  readonly value: T;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface ExportedRecord extends RecordEntry {
+  readonly collection: string;
+}
+
+export interface Records {
+  put(collection: string, id: string, value: object, options?: { startedMs?: number }): Promise<void>;
+  get<T = Record<string, unknown>>(collection: string, id: string): Promise<T | null>;
+  query<T = Record<string, unknown>>(
+    collection: string,
+    where?: Record<string, string | number | boolean | null>,
+    page?: { limit?: number; after?: Pick<RecordEntry, 'createdAt' | 'id'> },
+  ): Promise<RecordEntry<T>[]>;
+  delete(collection: string, id: string): Promise<boolean>;
+  /** Deletes every record naming `person` (or a name in `also`) in a people field; resolves to how many. */
+  forgetPerson(person: string, also?: readonly string[]): Promise<number>;
+  /** The declared collections' names, in the order declared. */
+  readonly collections: readonly string[];
+  export(): AsyncIterable<ExportedRecord>;
+}
+
+export type RecordsOptions =
+  | { readonly url: string; readonly key: string; readonly collections: Readonly<Record<string, CollectionSpec>> }
+  | { readonly store: 'memory' | MemoryRecordsStore; readonly collections: Readonly<Record<string, CollectionSpec>> };
+
+/**
+ * A memory store several `createRecords` share, as a restarted agent shares its database (to
+ * test a changed declaration). `store: 'memory'` gives each call a fresh one.
+ */
+export interface MemoryRecordsStore {
+  readonly kind: 'memory-records-store';
+}
+
+const fail = (message: string): never => {
+  throw new Error(message);
+};
+
+const pathOf = (path: string, key: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+
+/**
+ * The value as JSON will carry it, or an error naming the first path JSON would change:
+ * a Date, NaN, Infinity, a Map or Set, a class instance, a function, `undefined` inside a list.
+ * Keys whose value is `undefined` are dropped, as JSON.stringify drops them.
+ */
+export const plainValue = (v: unknown, path = 'value'): unknown => {
+  const refuse = (what: string, change: string) => fail(`records: ${path} is ${what}: ${change}`);
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'number':
+      return Number.isFinite(v) ? v : refuse(String(v), 'keep only finite numbers');
+    case 'undefined':
+      return refuse('undefined', 'leave the item out of the list, or use null');
+    case 'function':
+      return refuse('a function', 'keep only JSON data');
+    case 'bigint':
+    case 'symbol':
+      return refuse(`a ${typeof v}`, 'keep only JSON data (a bigint as text)');
+  }
+  if (v === null) return null;
+  if (v instanceof Date) return refuse('a Date', 'keep a time as milliseconds (Date.now()) or ISO text');
+  if (v instanceof Map || v instanceof Set) return refuse(`a ${v instanceof Map ? 'Map' : 'Set'}`, 'keep a plain object or a list');
+  if (Array.isArray(v)) return v.map((item, i) => plainValue(item, `${path}[${i}]`));
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return refuse(`an instance of ${(v as object).constructor?.name ?? 'a class'}`, 'keep a plain object');
+  const out: Record<string, unknown> = {};
+  for (const [k, item] of Object.entries(v as Record<string, unknown>)) if (item !== undefined) out[k] = plainValue(item, pathOf(path, k));
+  return out;
+};
+
+const declarationOf = (collections: Readonly<Record<string, CollectionSpec>>) =>
+  Object.entries(collections).map(([name, c]) => ({ name, people: [...(c.people ?? [])], fields: [...(c.fields ?? [])] }));
+
+const messageOf = (r: Refusal) => (typeof r.message === 'string' ? r.message : `records: ${r.error}: check the request`);
+
+const memoryTransport = () => {
+  const service = collectionsService({ store: memoryEventStore(), keys: memoryKeystore(), now: Date.now });
+  const [t, a] = ['memory', 'agent'];
+  const ok = async <T>(p: Promise<E.Either<Refusal, T>>): Promise<T> => {
+    const r = await p;
+    return E.isLeft(r) ? fail(messageOf(r.left)) : r.right;
+  };
+  return {
+    declare: (d: ReturnType<typeof declarationOf>) => ok(service.declare(t, a, d)).then(() => undefined),
+    put: (c: string, id: string, value: unknown, started: number | null) => ok(service.put(t, a, c, id, value, started)).then(() => undefined),
+    get: (c: string, id: string) => ok(service.get(t, a, c, id)).then((e) => e?.value ?? null),
+    query: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }) =>
+      ok(service.query(t, a, c, where as never, page)),
+    delete: (c: string, id: string) => ok(service.delete(t, a, c, id)).then((r) => r.deleted),
+    forget: (person: string, also: readonly string[]) => ok(service.forget(t, a, person, also)).then((r) => r.deleted),
+    export: () => service.export(t, a),
+  };
+};
+
+type Transport = ReturnType<typeof memoryTransport>;
+
+const sharedStores = new WeakMap<MemoryRecordsStore, Transport>();
+export const memoryRecordsStore = (): MemoryRecordsStore => {
+  const store: MemoryRecordsStore = Object.freeze({ kind: 'memory-records-store' });
+  sharedStores.set(store, memoryTransport());
+  return store;
+};
+
+const httpTransport = (url: string, key: string): Transport => {
+  const base = url.replace(/\/+$/, '');
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let json: Record<string, unknown> = {};
+    try {
+      if (!res.headers.get('content-type')?.includes('ndjson')) json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // A body that is not JSON is reported by status below.
+    }
+    if (res.status >= 400 && !(res.status === 404 && json.error === 'not_found' && json.message === undefined))
+      fail(
+        typeof json.message === 'string'
+          ? json.message
+          : `records: the service answered ${res.status}${typeof json.error === 'string' ? ` ${json.error}` : ''}${typeof json.field === 'string' ? ` (${json.field}: ${String(json.reason)})` : ''}: check the request, the url and the agent key`,
+      );
+    return { status: res.status, json, text };
+  };
+  const rec = (c: string, id: string) => `/v1/agent/records/${encodeURIComponent(c)}/${encodeURIComponent(id)}`;
+  return {
+    declare: async (d) => {
+      await call('PUT', '/v1/agent/collections', { collections: Object.fromEntries(d.map((c) => [c.name, { people: c.people, fields: c.fields }])) });
+    },
+    put: async (c, id, value, started) => {
+      await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) });
+    },
+    get: async (c, id) => {
+      const r = await call('GET', rec(c, id));
+      return r.status === 404 ? null : ((r.json.value as JsonObject) ?? null);
+    },
+    query: async (c, where, page) => {
+      const r = await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page });
+      return r.json.entries as never;
+    },
+    delete: async (c, id) => (await call('DELETE', rec(c, id))).json.deleted === true,
+    forget: async (person, also) => (await call('POST', '/v1/agent/forget', { person, also })).json.deleted as number,
+    export: async () =>
+      (await call('GET', '/v1/agent/export')).text
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Entry & { collection: string }),
+  };
+};
+
+/**
+ * The records of one agent. The declaration is checked here (a limit broken throws now) and
+ * sent before the first call resolves; every refusal is an Error whose message starts with
+ * `records:` and says what to change.
+ */
+export const createRecords = (options: RecordsOptions): Records => {
+  const declaration = declarationOf(options.collections);
+  const refused = checkDeclaration(initialAgentState(), declaration);
+  if (refused) fail(messageOf(refused));
+  const transport =
+    'store' in options
+      ? options.store === 'memory'
+        ? memoryTransport()
+        : (sharedStores.get(options.store) ?? fail('records: unknown memory store: make it with memoryRecordsStore()'))
+      : httpTransport(options.url, options.key);
+  let declared: Promise<void> | undefined;
+  const ready = () => (declared ??= transport.declare(declaration));
+  const after = async <T>(f: () => Promise<T>) => {
+    await ready();
+    return f();
+  };
+  return {
+    collections: declaration.map((c) => c.name),
+    put: (collection, id, value, opts) =>
+      after(async () => {
+        const plain = plainValue(value);
+        if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) fail('records: value is not a JSON object: put a plain object');
+        return transport.put(collection, id, plain, opts?.startedMs ?? null);
+      }),
+    get: <T>(collection: string, id: string) => after(() => transport.get(collection, id) as Promise<T | null>),
+    query: <T>(collection: string, where: Record<string, unknown> = {}, page: { limit?: number; after?: Pick<RecordEntry, 'createdAt' | 'id'> } = {}) =>
+      after(
+        () =>
+          transport.query(collection, plainValue(where) as Record<string, unknown>, {
+            ...(page.limit === undefined ? {} : { limit: page.limit }),
+            ...(page.after ? { after: { createdAt: page.after.createdAt, id: page.after.id } } : {}),
+          }) as Promise<RecordEntry<T>[]>,
+      ),
+    delete: (collection, id) => after(() => transport.delete(collection, id)),
+    forgetPerson: (person, also = []) => after(() => transport.forget(person, also)),
+    export: () => ({
+      async *[Symbol.asyncIterator]() {
+        await ready();
+        for (const r of await transport.export()) yield r as ExportedRecord;
+      },
+    }),
+  };
+};
