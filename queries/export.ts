@@ -1,4 +1,5 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { readableHead } from './readable-head.ts';
 import { eventRegistry } from '../domain/events/registry.ts';
 import { assertUntampered, type EventStore } from '../domain/ports/event-store.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
@@ -49,7 +50,9 @@ export const exportTenant = async (
   tenant: string,
   opts: { position?: number; versions?: boolean; now?: number },
 ): Promise<Export> => {
-  const position = opts.position ?? (await store.headPosition());
+  // Built up to a position every event below which can be read (SPEC §8: the manifest names it).
+  const readable = await readableHead(store, opts.position);
+  const position = opts.position ?? readable;
   const prefix = `records:${tenant}:`;
   const records = new Map<string, RecordVersionWrittenData[]>();
   let next = position > 0 ? store.readAll(0, { limit: PAGE }) : null;
