@@ -14,6 +14,7 @@ import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
 import { recordsService } from '../commands/records-service.ts';
 import { recordQueries } from '../queries/records.ts';
+import { admitTicket } from '../queries/admission.ts';
 import { postgresRequestCounter } from './postgres/call-requests.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
@@ -146,6 +147,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
         service: recordsService({
           db,
           counter: await postgresRequestCounter(pool),
+          admission: (ticket, blockRevisions) => admitTicket(db, ticket, blockRevisions, !o.eventStore),
           records,
           queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
           audit: readAudit(store, clock),

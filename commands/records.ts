@@ -42,6 +42,12 @@ export interface Written {
 
 const CACHED_STREAMS = 512;
 
+/** A request key's prior write, looked up before the put, and the snapshot loads counted before that lookup. */
+export interface KnownPrior {
+  readonly write: { readonly scope: string; readonly key: string; readonly version: number } | null;
+  readonly loadsBefore: number;
+}
+
 /** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
 export type RetireEnded = (tenant: string, plugin: string, scope: string, key: string, version: number) => Promise<RetentionVerdict>;
 
@@ -123,13 +129,17 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
       };
   const priorWrite = (tenant: string, rk: string) => priorWriteOf(db, tenant, rk);
 
-  const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
+  /**
+   * `known`: the prior write of this request's key already looked up (`write` null: none),
+   * with `snapshotLoads()` as it was before that lookup; absent, it is looked up here.
+   */
+  const put = async (ctx: CallContext, index: number, req: PutRequest, known?: KnownPrior): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
-    const loadsBefore = snapshotLoads;
-    const prior = await priorWrite(ctx.tenant, rk);
+    const loadsBefore = known ? known.loadsBefore : snapshotLoads;
+    const prior = known ? known.write : await priorWrite(ctx.tenant, rk);
     if (prior) return E.right({ ...prior, position: null });
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
@@ -232,7 +242,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     return { verdicts, position: handled.right.position };
   };
 
-  return { put, retain };
+  return { put, retain, snapshotLoads: () => snapshotLoads };
 };
 
 export type RecordCommands = ReturnType<typeof recordCommands>;
