@@ -13,7 +13,7 @@ import { newest, type ScopeEvent, type ScopeState } from '../domain/records/stat
 import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
-import { handle, inspect, stateCache, type Codec, type HandlerOptions } from './handle.ts';
+import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import { streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
@@ -144,20 +144,28 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
     // A person record past its end is deleted for every reader: a put on its key starts a new
-    // record, so the old one is removed and its keys shredded first (before this body is sealed
-    // under them). A hold keeps it, and the decider then refuses the put (`held`).
-    const ended = (await inspect(
-      store,
-      stream,
-      scopeDecider,
-      (s) => {
-        const v = newest(s.records.get(req.record_key));
-        return v && personRecordGone(v, clock.now()) ? v.version : null;
-      },
-      options,
-    )) as number | null;
-    if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+    // record, so the old one is removed and its keys shredded first, then the put is sealed
+    // (under a fresh key) and decided again. The decider refuses such a put (`held`) from a state
+    // caught up, so it is seen there, with no read of its own; a hold keeps the record, and the
+    // second decision refuses the put again.
+    let ended: number | null = null;
+    let handled = await decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v));
+    if (E.isLeft(handled) && ended !== null && deps.retire) {
+      await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+      handled = await decideOn(ctx, rk, loadsBefore, req, stream, () => undefined);
+    }
+    if (E.isLeft(handled)) return handled;
+    const written = handled.right.events.at(-1);
+    if (written?.type === 'RecordVersionWritten')
+      return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
+    // An idempotent retry decided nothing: answer its first write.
+    const first = handled.right.state.requests.get(rk);
+    if (first) return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
+    return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
+  };
 
+  /** Seals the body and decides the put; `gone` hears, per decision, the version of an ended person record under the key (or null). */
+  const decideOn = async (ctx: CallContext, rk: string, loadsBefore: number, req: PutRequest, stream: string, gone: (version: number | null) => void) => {
     const version = req.expect + 1;
     const bodyText = JSON.stringify(req.body);
     const body = await sealer.seal(
@@ -167,56 +175,52 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     );
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
-    const handled = await handle(
+    return handle(
       store,
       stream,
       scopeDecider,
-      async () => ({
-        type: 'PutRecord' as const,
-        // A snapshot holds no request keys: a write of this request that committed between
-        // the check above and a snapshot read is found here.
-        written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
-        tenant: ctx.tenant,
-        plugin: ctx.plugin,
-        settings: ctx.settings,
-        writer: {
-          job: ctx.job,
-          run: ctx.run,
-          call: ctx.call,
-          step: ctx.step,
-          agent: ctx.agent,
-          plugin: ctx.agent_plugin,
-          purpose: ctx.purpose,
-          data_subject: ctx.data_subject,
-          labels: ctx.labels,
-          tainted: ctx.labels.includes(MEMORY_TAINT),
-        },
-        request_key: rk,
-        scope: req.scope,
-        key: req.record_key,
-        expect: req.expect,
-        kind: req.kind ?? 'note',
-        state: req.state ?? 'active',
-        supersedes: req.supersedes ?? null,
-        ends_at: req.ends_at ?? null,
-        subject_kind: req.subject_kind ?? null,
-        closed: req.closed ?? false,
-        body,
-        body_bytes: Buffer.byteLength(bodyText),
-        dedupe_digest: digest,
-        now: clock.now(),
-      }),
+      async (s: ScopeState) => {
+        const v = newest(s.records.get(req.record_key));
+        gone(v && personRecordGone(v, clock.now()) ? v.version : null);
+        return {
+          type: 'PutRecord' as const,
+          // A snapshot holds no request keys: a write of this request that committed between
+          // the check above and a snapshot read is found here.
+          written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
+          tenant: ctx.tenant,
+          plugin: ctx.plugin,
+          settings: ctx.settings,
+          writer: {
+            job: ctx.job,
+            run: ctx.run,
+            call: ctx.call,
+            step: ctx.step,
+            agent: ctx.agent,
+            plugin: ctx.agent_plugin,
+            purpose: ctx.purpose,
+            data_subject: ctx.data_subject,
+            labels: ctx.labels,
+            tainted: ctx.labels.includes(MEMORY_TAINT),
+          },
+          request_key: rk,
+          scope: req.scope,
+          key: req.record_key,
+          expect: req.expect,
+          kind: req.kind ?? 'note',
+          state: req.state ?? 'active',
+          supersedes: req.supersedes ?? null,
+          ends_at: req.ends_at ?? null,
+          subject_kind: req.subject_kind ?? null,
+          closed: req.closed ?? false,
+          body,
+          body_bytes: Buffer.byteLength(bodyText),
+          dedupe_digest: digest,
+          now: clock.now(),
+        };
+      },
       { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
       options,
     );
-    if (E.isLeft(handled)) return handled;
-    const written = handled.right.events.at(-1);
-    if (written?.type === 'RecordVersionWritten')
-      return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
-    // An idempotent retry decided nothing: answer its first write.
-    const first = handled.right.state.requests.get(rk);
-    if (first) return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
-    return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
   };
 
   /**
