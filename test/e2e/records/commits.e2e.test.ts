@@ -22,6 +22,7 @@ beforeAll(() => {
     const text = textOf(config);
     if (tally && text !== '') {
       tally.statements++;
+      if (process.env.SHOW_STATEMENTS) console.log(text.slice(0, 90).replace(/\s+/g, ' '));
       const open = inTransaction.get(this) ?? false;
       if (text.startsWith('BEGIN')) inTransaction.set(this, true);
       else if (text.startsWith('COMMIT') || text.startsWith('ROLLBACK')) {
