@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
