@@ -18,6 +18,7 @@ import { recordCommands } from '../commands/records.ts';
 import { readAudit } from '../commands/read-audit.ts';
 import { recordsService } from '../commands/records-service.ts';
 import { recordQueries } from '../queries/records.ts';
+import { admitTicket } from '../queries/admission.ts';
 import { postgresRequestCounter } from './postgres/call-requests.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
@@ -102,7 +103,8 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   // append's own transaction, so a put answers without waiting for the runner; a store that
   // cannot share a transaction with them (memory, EventStoreDB) leaves them to the runner.
   const inline = o.eventStore ? [] : projections.filter((p) => INLINE.has(p.name));
-  const log = o.eventStore ?? (await postgresEventStore(pool, { inline: inlineProjections(inline) }));
+  const pgLog = o.eventStore ? null : await postgresEventStore(pool, { inline: inlineProjections(inline) });
+  const log = o.eventStore ?? pgLog!;
   // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
   const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
   if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
@@ -156,6 +158,11 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
         service: recordsService({
           db,
           counter: await postgresRequestCounter(pool),
+          admission: (ticket, blockRevisions) =>
+            pgLog
+              ? // Counted in the group committer's next transaction: concurrent requests share its COMMIT.
+                admitTicket({ query: async (text, params) => ({ rows: await pgLog.inBatch(text, params ?? []) }) }, ticket, blockRevisions, true)
+              : admitTicket(db, ticket, blockRevisions, false),
           records,
           queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
           audit: readAudit(store, clock),

@@ -168,14 +168,19 @@ export const handle = async <C, Ev, S>(
     refuseTampered<{ state: S; events: readonly Ev[]; position: number | null }>(options, async () => {
       const codec = options.codec ?? registryCodec<Ev>(stream);
       for (let attempt = 1; ; attempt++) {
+        // First attempt on a cached state: decided without reading the stream (optimistic). An
+        // append then meets the expected revision, which proves the state current or sends us
+        // round again; a refusal or "nothing to do" is only answered from a state caught up.
+        const optimistic = attempt === 1 ? options.cache?.get(stream) : undefined;
         // A cached state is only ever moved by an append that succeeded, so it is a prefix of
         // the stream: catch it up.
-        const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
+        const folded = optimistic ?? (await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options)));
         options.cache?.set(stream, folded);
         const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
         const decision = aggregate.decide(c, folded.state);
+        const events = E.isRight(decision) ? decision.right : [];
+        if (optimistic && events.length === 0) continue;
         if (E.isLeft(decision)) return decision;
-        const events = decision.right;
         if (events.length === 0) return E.right({ state: folded.state, events, position: null });
         const stored = envelope(cause, await codec.write(events));
         const appended = await store.append(stream, stored, folded.revision);
@@ -186,7 +191,8 @@ export const handle = async <C, Ev, S>(
           return E.right({ state: folded.state, events, position: appended.right.position });
         }
         if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-        await backoff(attempt);
+        // A stale cache is not contention: go round again at once.
+        if (!optimistic) await backoff(attempt);
       }
     }),
   );

@@ -5,8 +5,9 @@ import { MAX_BODY_BYTES, MAX_REQUESTS_PER_CALL } from '../domain/records/rules.t
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { callContext, type CallContext } from '../queries/call-context.ts';
 import type { Fence } from '../queries/fence.ts';
+import type { Admission } from '../queries/admission.ts';
 import type { ListOptions, RecordQueries, Shown } from '../queries/records.ts';
-import type { PutRequest, RecordCommands } from './records.ts';
+import type { KnownPrior, PutRequest, RecordCommands } from './records.ts';
 import { LABELS_MOVED } from './read-audit.ts';
 
 /** One records request as the caller shaped it (check 3 is the transport's parser). */
@@ -22,6 +23,8 @@ export interface Admitted {
   readonly index: number;
   /** Kept for this request only: a read whose labels moved is admitted again before it is decided again. */
   readonly ticket: string;
+  /** The write this request's key already made, as the admission statement found it (absent: not looked up). */
+  readonly prior?: KnownPrior;
 }
 
 /** Every answer, refusal or not, names the job's purpose ('' when the ticket is unknown). */
@@ -33,6 +36,11 @@ export interface Answer<T> {
 export interface RecordsServiceDeps {
   readonly db: Sql;
   readonly counter: RequestCounter;
+  /**
+   * Checks 1 and 2 in one statement (queries/admission.ts): the call context, the request
+   * count, the prior write and the log heads the fence needs. Absent: three lookups.
+   */
+  readonly admission?: (ticket: string, blockRevisions: readonly number[]) => Promise<Admission | null>;
   readonly records: RecordCommands;
   readonly queries: RecordQueries;
   /** Records a read (`RecordsRead`, and `LabelsJoined` when it brought labels); answers the position a join must settle to, or null. */
@@ -62,6 +70,7 @@ const unavailable = (what: string) =>
 export const recordsService = (deps: RecordsServiceDeps) => {
   /** Checks 1 and 2: the ticket and the fence, then the request count (refused requests count too). */
   const admit = async (ticket: string | undefined): Promise<Answer<Admitted>> => {
+    if (deps.admission) return admitInOne(ticket);
     const found = ticket ? await callContext(deps.db, ticket) : null;
     if (!found || !ticket) return { purpose: '', outcome: E.left(refusal('ticket')) };
     const ctx = await deps.fence.admit(found, ticket);
@@ -69,6 +78,20 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     const index = await deps.counter.next(ctx.call);
     if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
     return { purpose: ctx.purpose, outcome: E.right({ ctx, index, ticket }) };
+  };
+
+  /** `admit` through the one admission statement: the request is counted as its ticket is found. */
+  const admitInOne = async (ticket: string | undefined): Promise<Answer<Admitted>> => {
+    const loadsBefore = deps.records.snapshotLoads();
+    const admission = ticket ? await deps.admission!(ticket, deps.fence.blockRevisionsFor(ticket)) : null;
+    if (!admission || !ticket) return { purpose: '', outcome: E.left(refusal('ticket')) };
+    const ctx = await deps.fence.admit(admission.found, ticket, admission.heads);
+    if (!ctx) return { purpose: admission.found.purpose, outcome: E.left(refusal('revoked')) };
+    const { index } = admission;
+    if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
+    // The prior write was looked up under the read model's idempotency key: used only when the log's agrees.
+    const prior = admission.prior.idempotency_key === ctx.idempotency_key ? { prior: { write: admission.prior.write, loadsBefore } } : {};
+    return { purpose: ctx.purpose, outcome: E.right({ ctx, index, ticket, ...prior }) };
   };
 
   /**
@@ -80,10 +103,10 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     return seen.shown.withheld > 0 ? refusal('duplicate', { withheld: true }) : duplicate;
   };
 
-  const put = async ({ ctx, index }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
+  const put = async ({ ctx, index, prior }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
     const bytes = Buffer.byteLength(JSON.stringify(request.body));
     if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
-    const written = await deps.records.put(ctx, index, request);
+    const written = await deps.records.put(ctx, index, request, prior);
     if (E.isLeft(written)) return written.left.error === 'duplicate' ? E.left(await withholdUnseen(ctx, request.scope, written.left)) : written;
     const { version, scope, key, position } = written.right;
     if (position !== null && !deps.recordsInline && !(await deps.settle(position))) return E.left(unavailable('the put'));

@@ -13,7 +13,7 @@ import { newest, type ScopeEvent, type ScopeState } from '../domain/records/stat
 import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
-import { handle, inspect, stateCache, type Codec, type HandlerOptions } from './handle.ts';
+import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import { streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
@@ -41,6 +41,12 @@ export interface Written {
 }
 
 const CACHED_STREAMS = 512;
+
+/** A request key's prior write, looked up before the put, and the snapshot loads counted before that lookup. */
+export interface KnownPrior {
+  readonly write: { readonly scope: string; readonly key: string; readonly version: number } | null;
+  readonly loadsBefore: number;
+}
 
 /** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
 export type RetireEnded = (tenant: string, plugin: string, scope: string, key: string, version: number) => Promise<RetentionVerdict>;
@@ -123,31 +129,43 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
       };
   const priorWrite = (tenant: string, rk: string) => priorWriteOf(db, tenant, rk);
 
-  const put = async (ctx: CallContext, index: number, req: PutRequest): Promise<E.Either<Refusal, Written>> => {
+  /**
+   * `known`: the prior write of this request's key already looked up (`write` null: none),
+   * with `snapshotLoads()` as it was before that lookup; absent, it is looked up here.
+   */
+  const put = async (ctx: CallContext, index: number, req: PutRequest, known?: KnownPrior): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
-    const loadsBefore = snapshotLoads;
-    const prior = await priorWrite(ctx.tenant, rk);
+    const loadsBefore = known ? known.loadsBefore : snapshotLoads;
+    const prior = known ? known.write : await priorWrite(ctx.tenant, rk);
     if (prior) return E.right({ ...prior, position: null });
 
     const stream = recordsStream(ctx.tenant, ctx.plugin, req.scope);
     // A person record past its end is deleted for every reader: a put on its key starts a new
-    // record, so the old one is removed and its keys shredded first (before this body is sealed
-    // under them). A hold keeps it, and the decider then refuses the put (`held`).
-    const ended = (await inspect(
-      store,
-      stream,
-      scopeDecider,
-      (s) => {
-        const v = newest(s.records.get(req.record_key));
-        return v && personRecordGone(v, clock.now()) ? v.version : null;
-      },
-      options,
-    )) as number | null;
-    if (ended !== null && deps.retire) await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+    // record, so the old one is removed and its keys shredded first, then the put is sealed
+    // (under a fresh key) and decided again. The decider refuses such a put (`held`) from a state
+    // caught up, so it is seen there, with no read of its own; a hold keeps the record, and the
+    // second decision refuses the put again.
+    let ended: number | null = null;
+    let handled = await decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v));
+    if (E.isLeft(handled) && ended !== null && deps.retire) {
+      await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+      handled = await decideOn(ctx, rk, loadsBefore, req, stream, () => undefined);
+    }
+    if (E.isLeft(handled)) return handled;
+    const written = handled.right.events.at(-1);
+    if (written?.type === 'RecordVersionWritten')
+      return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
+    // An idempotent retry decided nothing: answer its first write.
+    const first = handled.right.state.requests.get(rk);
+    if (first) return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
+    return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
+  };
 
+  /** Seals the body and decides the put; `gone` hears, per decision, the version of an ended person record under the key (or null). */
+  const decideOn = async (ctx: CallContext, rk: string, loadsBefore: number, req: PutRequest, stream: string, gone: (version: number | null) => void) => {
     const version = req.expect + 1;
     const bodyText = JSON.stringify(req.body);
     const body = await sealer.seal(
@@ -157,56 +175,52 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     );
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
-    const handled = await handle(
+    return handle(
       store,
       stream,
       scopeDecider,
-      async () => ({
-        type: 'PutRecord' as const,
-        // A snapshot holds no request keys: a write of this request that committed between
-        // the check above and a snapshot read is found here.
-        written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
-        tenant: ctx.tenant,
-        plugin: ctx.plugin,
-        settings: ctx.settings,
-        writer: {
-          job: ctx.job,
-          run: ctx.run,
-          call: ctx.call,
-          step: ctx.step,
-          agent: ctx.agent,
-          plugin: ctx.agent_plugin,
-          purpose: ctx.purpose,
-          data_subject: ctx.data_subject,
-          labels: ctx.labels,
-          tainted: ctx.labels.includes(MEMORY_TAINT),
-        },
-        request_key: rk,
-        scope: req.scope,
-        key: req.record_key,
-        expect: req.expect,
-        kind: req.kind ?? 'note',
-        state: req.state ?? 'active',
-        supersedes: req.supersedes ?? null,
-        ends_at: req.ends_at ?? null,
-        subject_kind: req.subject_kind ?? null,
-        closed: req.closed ?? false,
-        body,
-        body_bytes: Buffer.byteLength(bodyText),
-        dedupe_digest: digest,
-        now: clock.now(),
-      }),
+      async (s: ScopeState) => {
+        const v = newest(s.records.get(req.record_key));
+        gone(v && personRecordGone(v, clock.now()) ? v.version : null);
+        return {
+          type: 'PutRecord' as const,
+          // A snapshot holds no request keys: a write of this request that committed between
+          // the check above and a snapshot read is found here.
+          written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
+          tenant: ctx.tenant,
+          plugin: ctx.plugin,
+          settings: ctx.settings,
+          writer: {
+            job: ctx.job,
+            run: ctx.run,
+            call: ctx.call,
+            step: ctx.step,
+            agent: ctx.agent,
+            plugin: ctx.agent_plugin,
+            purpose: ctx.purpose,
+            data_subject: ctx.data_subject,
+            labels: ctx.labels,
+            tainted: ctx.labels.includes(MEMORY_TAINT),
+          },
+          request_key: rk,
+          scope: req.scope,
+          key: req.record_key,
+          expect: req.expect,
+          kind: req.kind ?? 'note',
+          state: req.state ?? 'active',
+          supersedes: req.supersedes ?? null,
+          ends_at: req.ends_at ?? null,
+          subject_kind: req.subject_kind ?? null,
+          closed: req.closed ?? false,
+          body,
+          body_bytes: Buffer.byteLength(bodyText),
+          dedupe_digest: digest,
+          now: clock.now(),
+        };
+      },
       { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
       options,
     );
-    if (E.isLeft(handled)) return handled;
-    const written = handled.right.events.at(-1);
-    if (written?.type === 'RecordVersionWritten')
-      return E.right({ version: written.data.version, scope: written.data.scope, key: written.data.key, position: handled.right.position });
-    // An idempotent retry decided nothing: answer its first write.
-    const first = handled.right.state.requests.get(rk);
-    if (first) return E.right({ version: first.version, scope: req.scope, key: first.key, position: null });
-    return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
   };
 
   /**
@@ -232,7 +246,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     return { verdicts, position: handled.right.position };
   };
 
-  return { put, retain };
+  return { put, retain, snapshotLoads: () => snapshotLoads };
 };
 
 export type RecordCommands = ReturnType<typeof recordCommands>;

@@ -37,18 +37,12 @@ export interface CallContext {
   readonly revocations: readonly Revocation[];
 }
 
-interface Row extends CallContext {
+export interface CallContextRow extends CallContext {
   function: string;
 }
 
-/**
- * The live call behind a ticket, or null: an unknown ticket, an ended call and an ended job
- * answer null alike. A stopped job's calls are still found, so the fence can say `revoked`.
- */
-export const callContext = async (sql: Sql, ticket: string): Promise<CallContext | null> => {
-  const hash = ticketHash(ticket);
-  const { rows } = await sql.query<Row>(
-    `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
+/** The live call behind ticket hash `$1` (shared with the admission statement). */
+export const CALL_CONTEXT_SELECT = `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
             j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, coalesce(j.expires_ms::float8, 'Infinity') AS expires_ms,
             p.name AS plugin, coalesce(p.scopes, '[]'::jsonb) AS plugin_scopes, j.status, j.chain,
             (SELECT coalesce(jsonb_agg(r.revocation ORDER BY r.epoch, r.n), '[]'::jsonb) FROM rm_revocations r
@@ -58,12 +52,20 @@ export const callContext = async (sql: Sql, ticket: string): Promise<CallContext
      JOIN rm_tenants t ON t.id = c.tenant
      LEFT JOIN rm_plugins p ON p.tenant = c.tenant
        AND p.name = CASE WHEN position('/' IN c.function) > 0 THEN split_part(c.function, '/', 1) ELSE j.plugin END
-     WHERE c.ticket_hash = $1 AND c.ended_ms IS NULL AND j.status IN ('running', 'stopped')`,
-    [hash],
-  );
-  const row = rows[0];
-  if (!row) return null;
+     WHERE c.ticket_hash = $1 AND c.ended_ms IS NULL AND j.status IN ('running', 'stopped')`;
+
+/** A plugin uninstalled since has no row: its namespace stays, with no scope declared. */
+export const contextOf = (row: CallContextRow): CallContext => {
   const { function: fn, ...rest } = row;
-  // A plugin uninstalled since has no row: its namespace stays, with no scope declared.
   return { ...rest, plugin: rest.plugin ?? (fn.includes('/') ? fn.slice(0, fn.indexOf('/')) : rest.agent_plugin) };
+};
+
+/**
+ * The live call behind a ticket, or null: an unknown ticket, an ended call and an ended job
+ * answer null alike. A stopped job's calls are still found, so the fence can say `revoked`.
+ */
+export const callContext = async (sql: Sql, ticket: string): Promise<CallContext | null> => {
+  const { rows } = await sql.query<CallContextRow>(CALL_CONTEXT_SELECT, [ticketHash(ticket)]);
+  const row = rows[0];
+  return row ? contextOf(row) : null;
 };

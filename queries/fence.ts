@@ -7,6 +7,7 @@ import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { CallContext } from './call-context.ts';
+import type { LogHeads } from './admission.ts';
 
 /**
  * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
@@ -59,7 +60,12 @@ export interface Fence {
    * job's agent, plugin, purpose, data subject and labels (start labels and joins), and the
    * verified chain, whose head gives the expiry and the epoch.
    */
-  admit(found: CallContext, ticket: string): Promise<CallContext | null>;
+  admit(found: CallContext, ticket: string, heads?: LogHeads | null): Promise<CallContext | null>;
+  /**
+   * The block revisions the fence last folded for the job behind this ticket ([] when it knows
+   * none): the admission statement reads their marks, so an unmoved job costs the fence no read.
+   */
+  blockRevisionsFor(ticket: string): readonly number[];
   /** How many chain verifications have run: a stream that has not moved costs none. */
   readonly verifications: () => number;
 }
@@ -114,10 +120,12 @@ export const logFence = (deps: FenceDeps): Fence => {
 
   /** Each tenant's revocation batches as its stream in the log holds them, caught up per request. */
   const tenants = new Map<string, { revision: number; batches: readonly { epoch: number; revocations: readonly Revocation[] }[] }>();
-  const revocationsSince = async (tenant: string, epoch: number): Promise<readonly Revocation[] | null> => {
+  const revocationsSince = async (tenant: string, epoch: number, head: number | null): Promise<readonly Revocation[] | null> => {
     const known = tenants.get(tenant) ?? { revision: -1, batches: [] };
+    // The stream's head as read in the request's own statement: unmoved, nothing new to fold.
+    const unmoved = head !== null && head === known.revision;
     const batches = [...known.batches];
-    const events = await deps.store.readStream(tenantStream(tenant), known.revision + 1);
+    const events = unmoved ? [] : await deps.store.readStream(tenantStream(tenant), known.revision + 1);
     for (const r of events) {
       const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
       // A tenant log that does not verify (an edited or missing event) fences every job of it.
@@ -126,6 +134,14 @@ export const logFence = (deps: FenceDeps): Fence => {
     }
     tenants.set(tenant, { revision: events.at(-1)?.revision ?? known.revision, batches });
     return batches.filter((b) => b.epoch > epoch).flatMap((b) => b.revocations);
+  };
+
+  /** ticket hash → its job's stream, for the next request's hint (bounded like the fold cache). */
+  const streamsByTicket = new Map<string, string>();
+  const rememberTicket = (hash: string, stream: string) => {
+    streamsByTicket.delete(hash);
+    streamsByTicket.set(hash, stream);
+    if (streamsByTicket.size > capacity) streamsByTicket.delete(streamsByTicket.keys().next().value!);
   };
 
   const readFrom = async (stream: string, base: Folded) => fold(base, await deps.store.readStream(stream, base.revision + 1));
@@ -137,13 +153,17 @@ export const logFence = (deps: FenceDeps): Fence => {
    * marks are taken first and the stream read whole after them, so an edit made at any
    * moment after that read shows in the next request's marks.
    */
-  const current = async (tenant: string, stream: string): Promise<Folded> => {
+  const current = async (tenant: string, stream: string, heads: LogHeads | null): Promise<Folded> => {
     // A store whose rows can be edited in place offers marks, so a block edited in place is verified again at once.
     const marks = deps.store.marks?.bind(deps.store);
     const cached = cache.get(stream);
     if (!marks) return remember(stream, verify(tenant, await readFrom(stream, cached ?? empty)));
     if (cached) {
-      const seen = await marks(stream, cached.blockRevisions);
+      // Marks the admission statement already read, when they were read for these very blocks.
+      const seen =
+        heads && same(heads.blockRevisions, cached.blockRevisions)
+          ? { revision: heads.jobRevision, marks: heads.marks }
+          : await marks(stream, cached.blockRevisions);
       if (seen.marks === cached.marks) {
         if (seen.revision === cached.revision) return remember(stream, verify(tenant, cached));
         const grown = await readFrom(stream, cached);
@@ -163,8 +183,10 @@ export const logFence = (deps: FenceDeps): Fence => {
   };
 
   return {
-    async admit(found, ticket) {
-      const log = await current(found.tenant, jobStream(found.tenant, found.job));
+    async admit(found, ticket, heads = null) {
+      const stream = jobStream(found.tenant, found.job);
+      const log = await current(found.tenant, stream, heads);
+      rememberTicket(ticketHash(ticket), stream);
       const { state } = log;
       if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return null;
       // A read model that disagrees with the verified log has been edited: deny rather than pick one.
@@ -177,7 +199,7 @@ export const logFence = (deps: FenceDeps): Fence => {
       if (expires <= deps.now()) return null;
       // Revocations come from the tenant's stream in the log, not their read model: deleting a
       // job's `JobStopped` and the revocation rows revives nothing while the batch is in the log.
-      const since = await revocationsSince(found.tenant, head(state.chain).epoch);
+      const since = await revocationsSince(found.tenant, head(state.chain).epoch, heads?.tenantRevision ?? null);
       if (since === null || since.some((r) => reaches(r, state.chain))) return null;
       const start = state.start;
       return {
@@ -198,5 +220,9 @@ export const logFence = (deps: FenceDeps): Fence => {
       };
     },
     verifications: () => verifications,
+    blockRevisionsFor(ticket) {
+      const stream = streamsByTicket.get(ticketHash(ticket));
+      return (stream === undefined ? undefined : cache.get(stream)?.blockRevisions) ?? [];
+    },
   };
 };

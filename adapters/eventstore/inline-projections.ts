@@ -1,5 +1,8 @@
-import { applyEvent } from '../../projections/runner.ts';
-import type { Projection } from '../../projections/projection.ts';
+import * as E from 'fp-ts/lib/Either.js';
+import { eventRegistry } from '../../domain/events/registry.ts';
+import type { RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { Applicable, Projection } from '../../projections/projection.ts';
+import { handles } from '../../projections/runner.ts';
 import type { InlineProjections } from './postgres-group-commit.ts';
 
 /**
@@ -26,7 +29,21 @@ export const inlineProjections = (projections: readonly Projection[]): InlinePro
   return {
     handles: (type) => types.has(type),
     async apply(sql, events) {
-      for (const e of events) for (const p of projections) await applyEvent(p, sql, e);
+      // Decoded once; then each model takes the batch's events it reads set-based (one or two
+      // statements for the batch) when it can, one by one when it cannot.
+      const decoded = events.filter((e) => types.has(e.type)).map(decode);
+      for (const p of projections) {
+        const items = decoded.filter((a) => handles(p, a.recorded.type));
+        if (items.length === 0) continue;
+        if (p.applyBatch) await p.applyBatch(sql, items, { after: items[0]!.recorded.position - 1, to: items.at(-1)!.recorded.position });
+        else for (const { event, recorded } of items) await p.apply(sql, event, recorded);
+      }
     },
   };
+};
+
+const decode = (recorded: RecordedEvent): Applicable => {
+  const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
+  if (E.isLeft(decoded)) throw new Error(`inline projection at position ${recorded.position}: ${decoded.left}`);
+  return { event: decoded.right, recorded };
 };

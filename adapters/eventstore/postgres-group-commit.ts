@@ -18,7 +18,19 @@ export interface InlineProjections {
 
 type Result = E.Either<WrongExpectedRevision, Appended>;
 
+/** A statement that commits with the next batch (a request's count, say), answered after that COMMIT. */
+interface Statement {
+  readonly kind: 'statement';
+  readonly text: string;
+  readonly params: readonly unknown[];
+  readonly resolve: (rows: unknown[]) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+type Queued = Pending | Statement;
+
 interface Pending {
+  readonly kind: 'append';
   readonly stream: string;
   readonly events: readonly NewEvent[];
   readonly expected: ExpectedRevision;
@@ -51,10 +63,11 @@ const sqlOn = (client: pg.PoolClient): Sql => ({
  * failing the rest, and each caller is answered only after the commit that holds its events.
  */
 export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) => {
-  const queue: Pending[] = [];
+  const queue: Queued[] = [];
   let writing = false;
 
-  const write = async (batch: readonly Pending[]): Promise<Result[]> => {
+  /** One transaction for the batch: its statements first, then the appends with their inline models. */
+  const write = async (statements: readonly Statement[], batch: readonly Pending[]): Promise<{ answers: unknown[][]; results: Result[] }> => {
     const flat = batch.flatMap((p) => p.events);
     const args = [
       batch.map((p) => p.stream),
@@ -67,17 +80,21 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       flat.map((e) => JSON.stringify(e.metadata)),
     ];
     const needsInline = inline !== null && flat.some((e) => inline.handles(e.type));
-    let rows: Row[];
-    if (!needsInline) {
-      rows = (await pool.query<Row>(prepared(CALL, args))).rows;
+    let rows: Row[] = [];
+    const answers: unknown[][] = [];
+    if (!needsInline && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
+      // One statement commits on its own.
+      if (batch.length > 0) rows = (await pool.query<Row>(prepared(CALL, args))).rows;
+      else answers.push((await pool.query(prepared(statements[0]!.text, statements[0]!.params))).rows);
     } else {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        rows = (await client.query<Row>(prepared(CALL, args))).rows;
+        for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
+        if (batch.length > 0) rows = (await client.query<Row>(prepared(CALL, args))).rows;
         const now = Date.now();
         const recorded: RecordedEvent[] = [];
-        for (const r of rows) {
+        for (const r of needsInline ? rows : []) {
           if (!r.ok) continue;
           const p = batch[r.idx - 1]!;
           p.events.forEach((e, i) => {
@@ -100,7 +117,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
         client.release();
       }
     }
-    return rows
+    const results = rows
       .sort((a, b) => a.idx - b.idx)
       .map((r, i): Result => {
         const p = batch[i]!;
@@ -108,16 +125,20 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
           ? E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.events.length - 1 })
           : E.left({ kind: 'wrong_expected_revision', stream: p.stream, expected: p.expected, actual: r.actual ?? 'no_stream' });
       });
+    return { answers, results };
   };
 
-  const settle = async (batch: readonly Pending[]) => {
+  const settle = async (batch: readonly Queued[]): Promise<void> => {
+    const statements = batch.filter((q): q is Statement => q.kind === 'statement');
+    const appends = batch.filter((q): q is Pending => q.kind === 'append');
     try {
-      const results = await write(batch);
-      batch.forEach((p, i) => p.resolve(results[i]!));
+      const { answers, results } = await write(statements, appends);
+      statements.forEach((st, i) => st.resolve(answers[i]!));
+      appends.forEach((p, i) => p.resolve(results[i]!));
     } catch (error) {
-      // One bad append (or a deadlock with another process) must not fail the others: alone, each gets its own answer.
+      // One bad append or statement (or a deadlock with another process) must not fail the others: alone, each gets its own answer.
       if (batch.length === 1) return batch[0]!.reject(error);
-      for (const p of batch) await settle([p]);
+      for (const q of batch) await settle([q]);
     }
   };
 
@@ -126,12 +147,12 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     try {
       while (queue.length > 0) {
         // Streams in a stable order (each stream's appends keep theirs), so two processes'
-        // batches lock stream rows in the same order.
+        // batches lock stream rows in the same order; statements keep their arrival order.
         const batch = queue
           .splice(0, MAX_BATCH)
-          .map((p, i) => ({ p, i }))
-          .sort((a, b) => (a.p.stream < b.p.stream ? -1 : a.p.stream > b.p.stream ? 1 : a.i - b.i))
-          .map(({ p }) => p);
+          .map((q, i) => ({ q, i, key: q.kind === 'append' ? q.stream : '' }))
+          .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i))
+          .map(({ q }) => q);
         await settle(batch);
       }
     } finally {
@@ -142,7 +163,17 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   return {
     append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Result> {
       return new Promise<Result>((resolve, reject) => {
-        queue.push({ stream, events, expected, resolve, reject });
+        queue.push({ kind: 'append', stream, events, expected, resolve, reject });
+        if (!writing) void drain();
+      });
+    },
+    /**
+     * Runs a statement in the next batch's transaction (before its appends) and answers its
+     * rows once that transaction committed: concurrent requests share one COMMIT.
+     */
+    inBatch<R>(text: string, params: readonly unknown[]): Promise<R[]> {
+      return new Promise<R[]>((resolve, reject) => {
+        queue.push({ kind: 'statement', text, params, resolve: resolve as (rows: unknown[]) => void, reject });
         if (!writing) void drain();
       });
     },

@@ -48,7 +48,12 @@ export interface PostgresStoreOptions {
   readonly inline?: InlineProjections;
 }
 
-export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<EventStore> => {
+/** The PostgreSQL log, and a way to commit a statement with the next group-committed batch. */
+export interface PostgresEventStore extends EventStore {
+  inBatch<R>(text: string, params: readonly unknown[]): Promise<R[]>;
+}
+
+export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> => {
   await migrate(pool, eventStoreMigrations);
   const listeners = new Set<(position?: number) => void>();
   // One LISTEN connection, opened on first need; the promise is shared so that two callers
@@ -76,8 +81,9 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
 
   const committer = groupCommitter(pool, options.inline ?? null);
 
-  const store: EventStore = {
+  const store: PostgresEventStore = {
     name: 'postgres',
+    inBatch: (text, params) => committer.inBatch(text, params),
     marks: postgresStreamMarks(pool),
     async append(stream, events, expected) {
       if (events.length === 0) {

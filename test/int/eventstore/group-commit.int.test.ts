@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
@@ -17,7 +17,7 @@ const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
-let store: EventStore;
+let store: PostgresEventStore;
 /** What the inline hook saw, and the transaction it saw it in. */
 const inlineSeen: { position: number; xid: string }[] = [];
 
@@ -116,5 +116,37 @@ describe('postgres group commit', () => {
     expect(await store.readStream(poisoned)).toEqual([]);
     const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM custodian_events WHERE position > $1', [head]);
     expect(rows[0]!.n).toBe(12);
+  });
+
+  it('runs queued statements in the batch transaction, before its appends, answering them after its COMMIT', async () => {
+    const XID = 'SELECT pg_current_xact_id()::text AS xid';
+    const stream = `with-statements:${randomUUID()}`;
+    // The first request starts a batch alone; everything queued while it commits goes in the next one.
+    const [, second, appended, fourth] = await Promise.all([
+      store.inBatch<{ xid: string }>(XID, []),
+      store.inBatch<{ xid: string }>(XID, []),
+      store.append(stream, [ev('Projected')], 'no_stream'),
+      store.inBatch<{ xid: string }>(XID, []),
+    ]);
+    if (E.isLeft(appended)) throw new Error('append refused');
+    const [row] = await txOf([appended.right.position]);
+    expect(second).toEqual([{ xid: row!.tx }]);
+    expect(fourth).toEqual([{ xid: row!.tx }]);
+    // The inline models ran in that same transaction, after the statements.
+    expect(inlineSeen.find((s) => s.position === appended.right.position)?.xid).toBe(row!.tx);
+  });
+
+  it('answers a failing statement alone, without failing the batch it was in', async () => {
+    const stream = `beside-a-failure:${randomUUID()}`;
+    const [, failed, ok, appended] = await Promise.allSettled([
+      store.inBatch('SELECT 1', []),
+      store.inBatch('SELECT 1 / (0 * $1::int)', [1]),
+      store.inBatch<{ n: number }>('SELECT $1::int AS n', [7]),
+      store.append(stream, [ev()], 'no_stream'),
+    ]);
+    expect(failed.status).toBe('rejected');
+    expect(ok).toEqual({ status: 'fulfilled', value: [{ n: 7 }] });
+    expect(appended.status === 'fulfilled' && E.isRight(appended.value)).toBe(true);
+    expect(await store.readStream(stream)).toHaveLength(1);
   });
 });

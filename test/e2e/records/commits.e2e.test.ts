@@ -1,0 +1,96 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caller, type Caller } from '../../support/records.ts';
+import { startTestService, type TestService } from '../../support/service.ts';
+
+/**
+ * What one records request costs PostgreSQL, counted at the driver: every statement sent, and
+ * every commit (a statement outside an explicit transaction commits on its own, as
+ * `pg_stat_database` counts it; inside one, its COMMIT does). The projection runner is stopped
+ * while counting, so everything counted is the request's own.
+ */
+type Query = (this: pg.Client, config: unknown, ...rest: unknown[]) => unknown;
+const proto = pg.Client.prototype as unknown as { query: Query };
+const original = proto.query;
+const inTransaction = new WeakMap<object, boolean>();
+let tally: { statements: number; commits: number } | null = null;
+
+const textOf = (config: unknown) => (typeof config === 'string' ? config : String((config as { text?: unknown } | null)?.text ?? '')).trim().toUpperCase();
+
+beforeAll(() => {
+  proto.query = function (config, ...rest) {
+    const text = textOf(config);
+    if (tally && text !== '') {
+      tally.statements++;
+      if (process.env.SHOW_STATEMENTS) console.log(text.slice(0, 90).replace(/\s+/g, ' '));
+      const open = inTransaction.get(this) ?? false;
+      if (text.startsWith('BEGIN')) inTransaction.set(this, true);
+      else if (text.startsWith('COMMIT') || text.startsWith('ROLLBACK')) {
+        inTransaction.set(this, false);
+        if (text.startsWith('COMMIT')) tally.commits++;
+      } else if (!open) tally.commits++;
+    }
+    return original.call(this, config, ...rest);
+  };
+});
+
+const counted = async <T>(work: () => Promise<T>) => {
+  tally = { statements: 0, commits: 0 };
+  try {
+    const result = await work();
+    return { result, ...tally };
+  } finally {
+    tally = null;
+  }
+};
+
+let svc: TestService;
+let c: Caller;
+beforeAll(async () => {
+  svc = await startTestService();
+  await svc.admin('POST', '/v1/tenants', { id: 'acme' });
+  await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
+  c = await caller(svc, 'acme', { input: 'costs' });
+  // Warm: the ticket's job folded and verified, the record's data key made and cached.
+  expect((await c.rec({ op: 'put', scope: 'project:p', record_key: 'r', body: { v: 1 }, expect: 0 })).status).toBe(200);
+  expect((await c.rec({ op: 'get', scope: 'project:p', record_key: 'r' })).status).toBe(200);
+  await svc.runner.stop();
+});
+afterAll(async () => {
+  proto.query = original;
+  await svc?.stop();
+});
+
+describe('statements and commits per records request', () => {
+  it('a put of a new version on a warm ticket: the admission, one scope check and the append commit', async () => {
+    const put = await counted(() => c.rec({ op: 'put', scope: 'project:p', record_key: 'r', body: { v: 2 }, expect: 1 }));
+    expect(put.result).toMatchObject({ status: 200, body: { version: 2 } });
+    console.log(`put: ${put.statements} statements, ${put.commits} commits`);
+    // Before: call context, fence marks, tenant stream, counter, prior key, two stream reads, append = 8 commits.
+    expect(put.commits).toBeLessThanOrEqual(3);
+  });
+
+  it('a get on a warm ticket: the admission, the read and its audit append', async () => {
+    const get = await counted(() => c.rec({ op: 'get', scope: 'project:p', record_key: 'r' }));
+    expect(get.result).toMatchObject({ status: 200, body: { record: { version: 2, body: { v: 2 } } } });
+    console.log(`get: ${get.statements} statements, ${get.commits} commits`);
+    expect(get.commits).toBeLessThanOrEqual(get.statements);
+    // Before: call context, fence marks, tenant stream and counter were four commits of the admission alone.
+    expect(get.commits).toBeLessThanOrEqual(4);
+  });
+
+  it('a refused put still counts and writes nothing, in one admission statement', async () => {
+    const refused = await counted(() => c.rec({ op: 'put', scope: 'project:p', record_key: 'r', body: { v: 9 }, expect: 0 }));
+    expect(refused.result).toMatchObject({ status: 409, body: { error: 'stale', current: 2 } });
+    console.log(`refused put: ${refused.statements} statements, ${refused.commits} commits`);
+    // Before: seven (the admission's four lookups, the prior key, two stream reads).
+    expect(refused.commits).toBeLessThanOrEqual(3);
+    const { rows } = await svc.pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [c.call]);
+    // warm put, warm get, put, get, refused put
+    expect(rows[0]!.n).toBe(5);
+    const { rows: versions } = await svc.pool.query<{ n: string }>(
+      "SELECT count(*) AS n FROM custodian_events WHERE type = 'RecordVersionWritten' AND stream LIKE 'records:%'",
+    );
+    expect(Number(versions[0]!.n)).toBe(2);
+  });
+});
