@@ -36,7 +36,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   const app = Fastify({
     loggerInstance: logger,
     // An agent record's id is up to 128 characters, percent-encoded in the path (up to 12 bytes each).
-    maxParamLength: 1_600,
+    routerOptions: { maxParamLength: 1_600 },
     bodyLimit: MAX_ADMIN_BODY_BYTES,
     // A request without Host is refused as JSON by checkRequestTarget, not by node's empty 400.
     http: { requireHostHeader: false },
