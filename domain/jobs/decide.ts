@@ -158,6 +158,18 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   let constraints: string[] | null;
   let jobPurpose = purpose.right;
   let dataSubject = r.data_subject ?? null;
+  // Who a block names, whether it starts a chain or narrows a parent's (read when the block is
+  // made: a child's purpose is its tree's, settled below).
+  const whose = () => ({
+    job: c.job,
+    run,
+    subject: r.subject,
+    agent: r.agent,
+    agent_version: String(plugin.install_gen),
+    plugin: plugin.name,
+    install_gen: plugin.install_gen,
+    purpose: jobPurpose,
+  });
   if (r.parent !== undefined) {
     const parent = c.parent;
     if (!parent || !parent.exists) return E.left(refusal('not_found', { what: 'parent' }));
@@ -179,14 +191,7 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     const wall = wallHeld(tenant.settings.label_walls, inherited);
     if (wall) return E.left(refusal('label_wall', { labels: wall, reason: "a child holds its parent's labels: it cannot add the far side of a wall" }));
     const block = narrowBlock(parentHead.block, {
-      job: c.job,
-      run,
-      subject: r.subject,
-      agent: r.agent,
-      agent_version: String(plugin.install_gen),
-      plugin: plugin.name,
-      install_gen: plugin.install_gen,
-      purpose: jobPurpose,
+      ...whose(),
       reach,
       scopes: r.scopes,
       budget_usd: r.budget_usd,
@@ -207,14 +212,7 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
     }
     constraints = r.constraints ? [...r.constraints] : null;
     const block: Block = {
-      job: c.job,
-      run,
-      subject: r.subject,
-      agent: r.agent,
-      agent_version: String(plugin.install_gen),
-      plugin: plugin.name,
-      install_gen: plugin.install_gen,
-      purpose: jobPurpose,
+      ...whose(),
       scopes: r.scopes ? [...r.scopes].sort() : reach,
       // Ceilings default to none: the start's, else the tenant's depth, else null.
       budget_usd: r.budget_usd ?? null,

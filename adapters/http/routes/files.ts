@@ -1,12 +1,11 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as E from 'fp-ts/lib/Either.js';
-import type { Admitted, RecordsService } from '../../../commands/records-service.ts';
+import type { RecordsService } from '../../../commands/records-service.ts';
 import type { FileCommands } from '../../../commands/files.ts';
 import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
-import { admissionOf, admit } from '../admitted.ts';
-import { closeIfBodyPending } from '../route-auth.ts';
+import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { statusOf } from '../status.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 
@@ -20,20 +19,6 @@ export interface FilesDeps {
 export const FILE_TICKET = { auth: 'ticket' } as const;
 
 export const refuse = (reply: FastifyReply, r: Refusal) => reply.code(statusOf(r)).send(r);
-
-/** The records API's own gate (ticket, fence, request count), run in `onRequest` before any body is read. */
-export const ticketGate = (service: RecordsService) => async (req: FastifyRequest, reply: FastifyReply) => {
-  const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const admitted = await service.admit(ticket);
-  if (E.isLeft(admitted.outcome)) {
-    closeIfBodyPending(req, reply);
-    // As the records API answers its gate's refusals: with the job's purpose ('' for no job).
-    return reply.code(statusOf(admitted.outcome.left)).send({ ...admitted.outcome.left, job_purpose: admitted.purpose });
-  }
-  admit(req, { purpose: admitted.purpose, admitted: admitted.outcome.right });
-};
-
-export const admittedCall = (req: FastifyRequest) => admissionOf<Admitted>(req)?.admitted;
 
 /**
  * Files between tools (SPEC §13). The ticket and the fence are checked in `onRequest`, before

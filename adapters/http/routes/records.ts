@@ -1,13 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as E from 'fp-ts/lib/Either.js';
 import type { z } from 'zod';
-import type { Admitted, RecordsOp, RecordsService } from '../../../commands/records-service.ts';
+import type { RecordsOp, RecordsService } from '../../../commands/records-service.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import { RecordsRequest } from '../records-schemas.ts';
 import { statusOf } from '../status.ts';
-import { admissionOf, admit } from '../admitted.ts';
 import { BadBody } from '../json-body.ts';
-import { closeIfBodyPending, TICKET } from '../route-auth.ts';
+import { TICKET } from '../route-auth.ts';
+import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { MAX_RECORDS_REQUEST_BYTES } from '../body-limits.ts';
 
 /** The records API is a service (commands/records-service.ts); this route parses, calls and answers. */
@@ -42,15 +42,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
    * answered without reading an upload, and a body too large (413) or not JSON (415) is
    * answered after the ticket, with the job's purpose, and counts.
    */
-  const gate = async (req: FastifyRequest, reply: FastifyReply) => {
-    const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const admitted = await deps.service.admit(ticket);
-    if (E.isLeft(admitted.outcome)) {
-      closeIfBodyPending(req, reply);
-      return send(reply, admitted.purpose, admitted.outcome);
-    }
-    admit(req, { purpose: admitted.purpose, admitted: admitted.outcome.right });
-  };
+  const gate = ticketGate(deps.service);
 
   app.post(
     '/v1/records',
@@ -61,7 +53,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
       schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
     },
     async (req, reply) => {
-      const admission = admissionOf<Admitted>(req)?.admitted;
+      const admission = admittedCall(req);
       // The gate answers every request it does not admit; this is the deny-by-default backstop.
       if (!admission) return send(reply, '', E.left(refusal('ticket')));
       const answer = await deps.service.run(admission, shapeOf(req.body));

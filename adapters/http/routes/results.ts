@@ -8,7 +8,8 @@ import { VIEWS } from '../../../domain/fit/types.ts';
 import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
-import { admittedCall, FILE_TICKET, refuse, ticketGate } from './files.ts';
+import { FILE_TICKET, refuse } from './files.ts';
+import { admittedCall, ticketGate } from '../ticket-gate.ts';
 
 export interface ResultsDeps {
   readonly service: RecordsService;
