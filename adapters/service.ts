@@ -30,6 +30,8 @@ import { authenticatedEventStore } from './eventstore/authenticated.ts';
 import { eventMacKeys } from './eventstore/event-macs.ts';
 import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
 import { inlineProjections } from './eventstore/inline-projections.ts';
+import { instrumentedEventStore } from './eventstore/instrumented.ts';
+import { createMetrics } from './metrics/registry.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
@@ -108,7 +110,9 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
   const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
   if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
-  const store = authenticatedEventStore(log, eventKeys);
+  // Counted and timed outside the MAC layer: what /metrics shows is what was appended.
+  const metrics = createMetrics();
+  const store = instrumentedEventStore(authenticatedEventStore(log, eventKeys), metrics);
   const asyncProjections = projections.filter((p) => !inline.includes(p));
   const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
@@ -189,6 +193,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       },
     },
     o.logger,
+    metrics,
   );
   await app.listen({ host: o.host ?? '127.0.0.1', port: o.port ?? 41873 });
   const address = app.server.address() as AddressInfo;

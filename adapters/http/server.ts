@@ -1,7 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
 import { adminScope, authorise, closeIfBodyPending, type AuthKind } from './route-auth.ts';
 import { admissionOf } from './admitted.ts';
@@ -22,6 +21,10 @@ import { recordsRoutes } from './routes/records.ts';
 import { agentKeyRoutes, agentRoutes } from './routes/agent.ts';
 import { clockRoutes, systemRoutes } from './routes/system.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { createMetrics, type CustodianMetrics } from '../metrics/registry.ts';
+import { instrumentHttp } from '../metrics/http-hooks.ts';
+import { registerLogGauges } from '../metrics/log-gauges.ts';
+import { auditTreeSizeAll } from '../../queries/audit-tree-size.ts';
 
 /** One registered route and the credential it declared (undefined: refused to everyone). */
 export interface RouteInfo {
@@ -32,7 +35,7 @@ export interface RouteInfo {
 
 export type CustodianServer = FastifyInstance & { readonly routeTable: readonly RouteInfo[] };
 
-export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<CustodianServer> => {
+export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: CustodianMetrics = createMetrics()): Promise<CustodianServer> => {
   const app = Fastify({
     loggerInstance: logger,
     // An agent record's id is up to 128 characters, percent-encoded in the path (up to 12 bytes each).
@@ -65,16 +68,12 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
-  const requests = new Counter({
-    name: 'custodian_http_requests_total',
-    help: 'HTTP requests answered',
-    labelNames: ['method', 'route', 'status'],
-    registers: [metrics],
-  });
-  app.addHook('onResponse', async (req, reply) => {
-    requests.inc({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) });
+  instrumentHttp(app, metrics);
+  registerLogGauges(metrics, {
+    store: deps.store,
+    checkpoints: () => deps.runner.checkpoints(),
+    relay: deps.relay ?? null,
+    auditTreeSize: () => auditTreeSizeAll(deps.db),
   });
 
   // Order matters: the target's form first, then the matched route's credential, both
@@ -124,7 +123,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
   resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });
   if (deps.agent) agentRoutes(app, deps.agent);
-  systemRoutes(app, deps, metrics);
+  systemRoutes(app, deps, metrics.registry);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;
 };

@@ -25,9 +25,12 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
 
   r.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
 
-  r.get('/metrics', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) =>
-    reply.header('content-type', metrics.contentType).send(await metrics.metrics()),
-  );
+  r.get('/metrics', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) => {
+    // The log gauges read the database on scrape: when it does not answer, say so, as /healthz does.
+    const text = await metrics.metrics().catch(() => null);
+    if (text === null) return reply.code(503).send({ error: 'unavailable', reason: 'the database does not answer' });
+    return reply.header('content-type', metrics.contentType).send(text);
+  });
 
   r.get('/v1/audit-key', { config: PUBLIC, schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
     reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey),
