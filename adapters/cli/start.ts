@@ -1,4 +1,4 @@
-import pino from 'pino';
+import { processLogger } from '../logging.ts';
 import { startService } from '../service.ts';
 import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
 import { loadMasterKey } from '../keys/master.ts';
@@ -25,7 +25,7 @@ export interface StartOptions {
 
 /** `custodian start`: the service on 127.0.0.1, on the embedded server unless DATABASE_URL says otherwise. */
 export const start = async (opts: StartOptions) => {
-  const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const logger = processLogger();
   const dataDir = dataDirOf(opts.dataDir);
   const port = Number(opts.port ?? process.env.PORT ?? 41873);
 

@@ -70,4 +70,13 @@ describe('README: your first record in one minute, run verbatim against npm star
   it('used the admin key npm start printed on its first run', () => {
     expect(service.stdout()).toMatch(/Admin key \(printed once, kept in .*\/secrets\/admin-key\):\n {2}\S+\n/);
   });
+
+  it('logs JSON lines, its stdout being a pipe and not a terminal', () => {
+    const logs = service
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(logs.map((l) => l.msg)).toContain('custodian is listening');
+  });
 });
