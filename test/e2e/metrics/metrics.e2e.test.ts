@@ -25,6 +25,13 @@ beforeAll(async () => {
   // Refused: the record exists, so `expect: 0` is stale.
   const refused = await c.rec({ op: 'put', scope: 'tenant', record_key: 'notes/0', body: { n: 'again' }, expect: 0 });
   expect(refused).toMatchObject({ status: 409, body: { error: 'stale' } });
+  // Refused by the error handler: a body that is not JSON.
+  const notJson = await fetch(`${svc.url}/v1/records`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.ticket}`, 'content-type': 'text/plain' },
+    body: 'hi',
+  });
+  expect(notJson.status).toBe(415);
   // Refused before the body: no such ticket.
   expect((await fetch(`${svc.url}/v1/records`, { method: 'POST', headers: { authorization: 'Bearer nope' } })).status).toBe(401);
 });
@@ -60,7 +67,8 @@ describe('/metrics after a short workload', () => {
     const { samples } = await scrape();
     expect(sample(samples, 'custodian_records_refusals_total', { route: '/v1/records', code: 'stale' })).toBe(1);
     expect(sample(samples, 'custodian_records_refusals_total', { route: '/v1/records', code: 'ticket' })).toBe(1);
-    expect(samples.filter((s) => s.name === 'custodian_records_refusals_total').reduce((n, s) => n + s.value, 0)).toBe(2);
+    expect(sample(samples, 'custodian_records_refusals_total', { route: '/v1/records', code: 'unsupported_media_type' })).toBe(1);
+    expect(samples.filter((s) => s.name === 'custodian_records_refusals_total').reduce((n, s) => n + s.value, 0)).toBe(3);
   });
 
   it('shows each projection position and lag, and the audit tree growing to the audited entries', async () => {
