@@ -13,7 +13,6 @@ export interface LogSources {
 
 interface Snapshot {
   readonly head: number;
-  readonly now: number;
   /** Seconds since the oldest event after each behind position was recorded. */
   readonly ageAfter: ReadonlyMap<number, number>;
   readonly auditTreeSize: number;
@@ -38,7 +37,7 @@ export const registerLogGauges = (metrics: CustodianMetrics, s: LogSources) => {
       const next = (await s.store.readAll(p, { limit: 1 }))[0];
       if (next) ageAfter.set(p, Math.max(0, (now - next.recorded_at) / 1000));
     }
-    return { head, now, ageAfter, auditTreeSize: await s.auditTreeSize() };
+    return { head, ageAfter, auditTreeSize: await s.auditTreeSize() };
   };
   const snapshot = () => {
     inFlight ??= take().finally(() => {
