@@ -13,6 +13,9 @@ export interface LogSources {
 
 interface Snapshot {
   readonly head: number;
+  /** Positions as they stood when the head was read, so one scrape's figures agree. */
+  readonly checkpoints: Readonly<Record<string, number>>;
+  readonly relay: number | null;
   /** Seconds since the oldest event after each behind position was recorded. */
   readonly ageAfter: ReadonlyMap<number, number>;
   readonly auditTreeSize: number;
@@ -29,15 +32,17 @@ export const registerLogGauges = (metrics: CustodianMetrics, s: LogSources) => {
   let inFlight: Promise<Snapshot> | null = null;
 
   const take = async (): Promise<Snapshot> => {
+    const checkpoints = s.checkpoints();
+    const relay = s.relay ? s.relay.position() : null;
     const head = await (s.store.committedHead?.() ?? s.store.headPosition());
-    const behind = new Set([...Object.values(s.checkpoints()), ...(s.relay ? [s.relay.position()] : [])].filter((p) => p < head));
+    const behind = new Set([...Object.values(checkpoints), ...(relay === null ? [] : [relay])].filter((p) => p < head));
     const now = Date.now();
     const ageAfter = new Map<number, number>();
     for (const p of behind) {
       const next = (await s.store.readAll(p, { limit: 1 }))[0];
       if (next) ageAfter.set(p, Math.max(0, (now - next.recorded_at) / 1000));
     }
-    return { head, ageAfter, auditTreeSize: await s.auditTreeSize() };
+    return { head, checkpoints, relay, ageAfter, auditTreeSize: await s.auditTreeSize() };
   };
   const snapshot = () => {
     inFlight ??= take().finally(() => {
@@ -64,7 +69,7 @@ export const registerLogGauges = (metrics: CustodianMetrics, s: LogSources) => {
     });
   const perProjection =
     (value: (snap: Snapshot, position: number) => number) => (snap: Snapshot, set: (labels: Record<string, string>, value: number) => void) => {
-      for (const [projection, position] of Object.entries(s.checkpoints())) set({ projection }, value(snap, position));
+      for (const [projection, position] of Object.entries(snap.checkpoints)) set({ projection }, value(snap, position));
     };
   const lagEvents = (snap: Snapshot, position: number) => Math.max(0, snap.head - position);
   const lagSeconds = (snap: Snapshot, position: number) => snap.ageAfter.get(position) ?? 0;
@@ -86,7 +91,7 @@ export const registerLogGauges = (metrics: CustodianMetrics, s: LogSources) => {
   const relay = s.relay;
   if (relay) {
     const perRelay = (value: (snap: Snapshot, position: number) => number) => (snap: Snapshot, set: (labels: Record<string, string>, value: number) => void) =>
-      set({ topic: relay.topic }, value(snap, relay.position()));
+      set({ topic: relay.topic }, value(snap, snap.relay ?? 0));
     gauge(
       'custodian_relay_position',
       'Last log position the Kafka relay published',
