@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { processLogger } from '../logging.ts';
+import { cliLogger } from '../logging.ts';
 import { busProjections } from '../../projections/all.ts';
 import { kafkaClient, kafkaSettingsFromEnv, type KafkaSettings } from '../bus/kafka/client.ts';
 import { startKafkaRelay } from '../bus/kafka/relay.ts';
@@ -34,7 +34,7 @@ export const kafkaCommands = (program: Command) => {
     .option('--topic <topic>', 'topic (KAFKA_TOPIC)')
     .option('--data-dir <dir>', 'data directory when DATABASE_URL is not set')
     .action(async (o: { topic?: string; dataDir?: string }) => {
-      const logger = processLogger();
+      const logger = cliLogger();
       const s = settings(o.topic);
       if (!s) return;
       const database = await openDatabase(dataDirOf(o.dataDir));
@@ -58,7 +58,7 @@ export const kafkaCommands = (program: Command) => {
     .option('--projections <names>', 'comma-separated; default every stream-ordered model that needs no keys')
     .option('--data-dir <dir>', 'data directory when DATABASE_URL is not set')
     .action(async (o: { group: string; topic?: string; projections?: string; dataDir?: string }) => {
-      const logger = processLogger();
+      const logger = cliLogger();
       const s = settings(o.topic);
       if (!s) return;
       const available = busProjections();

@@ -1,4 +1,4 @@
-import { processLogger } from '../logging.ts';
+import { cliLogger } from '../logging.ts';
 import { startService } from '../service.ts';
 import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
 import { loadMasterKey } from '../keys/master.ts';
@@ -25,7 +25,7 @@ export interface StartOptions {
 
 /** `custodian start`: the service on 127.0.0.1, on the embedded server unless DATABASE_URL says otherwise. */
 export const start = async (opts: StartOptions) => {
-  const logger = processLogger();
+  const logger = cliLogger();
   const dataDir = dataDirOf(opts.dataDir);
   const port = Number(opts.port ?? process.env.PORT ?? 41873);
 

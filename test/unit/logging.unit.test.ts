@@ -53,3 +53,17 @@ describe('the log format', () => {
     expect(() => JSON.parse(out)).toThrow();
   });
 });
+
+describe('custodian start with a bad CUSTODIAN_LOG_FORMAT', () => {
+  it('says what to fix in one line and exits 2, before touching a database', () => {
+    const child = spawnSync(process.execPath, ['bin/custodian.js', 'start'], {
+      cwd: REPO,
+      env: { ...process.env, CUSTODIAN_LOG_FORMAT: 'yaml', CUSTODIAN_DATA_DIR: '/nonexistent/custodian-never-created' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.status).toBe(2);
+    expect(child.stderr.trim()).toBe('custodian: CUSTODIAN_LOG_FORMAT must be json or pretty, not "yaml"');
+    expect(child.stdout).toBe('');
+  });
+});
