@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FitParams } from './fit-params.ts';
 import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
 
 /** The admin API's request shapes (SPEC §5). Unknown fields are refused everywhere. */
@@ -160,6 +161,7 @@ export const ErasureBody = z.strictObject({ data_subject: name });
 export const ExportQuery = z.strictObject({
   position: z.coerce.number().int().min(0).optional(),
   versions: z.enum(['true', 'false']).optional(),
+  ...FitParams,
 });
 export const RenewalsQuery = z.strictObject({ plugin: z.string().regex(PLUGIN_NAME).optional() });
 
@@ -171,6 +173,7 @@ export const AuditQuery = z.strictObject({
   since: z.coerce.number().int().min(0).optional(),
   until: z.coerce.number().int().min(0).optional(),
   epoch: z.coerce.number().int().min(0).optional(),
+  ...FitParams,
 });
 export const ProofQuery = z.strictObject({
   leaf: z.coerce.number().int().min(0).optional(),
