@@ -149,7 +149,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       files,
-      results: resultCommands(files),
+      results: resultCommands(files, store),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

@@ -5,6 +5,7 @@ import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_I
 /** The admin API's request shapes (SPEC §5). Unknown fields are refused everywhere. */
 
 const days = z.number().int().min(1).max(36_500);
+const offloadTokens = z.number().int().min(1).max(1_000_000);
 const label = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'a label is 1–128 of [A-Za-z0-9._:/-]');
 const grantScope = z
   .string()
@@ -48,6 +49,9 @@ export const TenantSettingsPatch = z.strictObject({
   people: z.record(name, z.strictObject({ roles: z.array(name).max(1000), teams: z.array(name).max(1000) })).optional(),
   /** How deep a job may delegate when its start sets no max_depth; null: no bound. */
   max_depth: z.number().int().min(0).max(32).nullable().optional(),
+  /** SPEC §13 offloading: the default threshold and the ceiling, in tokens; null: none. */
+  offload_tokens: offloadTokens.nullable().optional(),
+  offload_ceiling: offloadTokens.nullable().optional(),
 });
 
 /** A client's id for one request: a retry carrying it answers the earlier answer and writes nothing. */
@@ -94,6 +98,8 @@ export const StartJobBody = z.strictObject({
   constraints: z.array(z.string().min(1).max(2000)).max(100).optional(),
   parent: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]').optional(),
   scopes: z.array(grantScope).max(1000).optional(),
+  /** SPEC §13: the tokens a result may weigh before it is offloaded, or "off". */
+  offload: z.union([offloadTokens, z.literal('off')]).optional(),
 });
 
 export const MintCallBody = z.strictObject({
