@@ -7,7 +7,8 @@ import { treeFilesDecider } from '../domain/files/decide.ts';
 import { fileRef, MAX_FILE_BYTES, shaOfRef, treeOf } from '../domain/files/ref.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { CallContext } from '../queries/call-context.ts';
-import { handleCommand } from './handle.ts';
+import { handleCommand, loadState } from './handle.ts';
+import { joinFileLabels } from './file-labels.ts';
 
 export const filesStream = (tenant: string, tree: string) => `files:${tenant}:${tree}`;
 
@@ -37,6 +38,7 @@ export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock:
         sha256,
         size: bytes.length,
         data_subject: ctx.data_subject,
+        labels: ctx.labels,
         now,
       },
       { tenant: ctx.tenant, correlationId: correlationId ?? null, causationId: ctx.call },
@@ -46,11 +48,19 @@ export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock:
 
   holds: (tenant: string, tree: string): Promise<boolean> => deps.blobs.holds(tenant, tree),
 
-  async open(ctx: CallContext, ref: string): Promise<E.Either<Refusal, OpenedBlob>> {
+  /**
+   * The file for the ticket's tree, once its labels are joined into the reading job (`joined`:
+   * the position to wait for before answering, or null); across a label wall it is withheld.
+   */
+  async open(ctx: CallContext, ref: string): Promise<E.Either<Refusal, OpenedBlob & { joined: number | null }>> {
     const sha256 = shaOfRef(ref);
     if (sha256 === null) return E.left(notFound());
-    const opened = await deps.blobs.open({ tenant: ctx.tenant, tree: treeOf(ctx.chain, ctx.job), sha256 });
-    return opened ? E.right(opened) : E.left(notFound());
+    const tree = treeOf(ctx.chain, ctx.job);
+    const opened = await deps.blobs.open({ tenant: ctx.tenant, tree, sha256 });
+    if (!opened) return E.left(notFound());
+    const { state } = await loadState(deps.store, filesStream(ctx.tenant, tree), treeFilesDecider);
+    const joined = await joinFileLabels(deps.store, ctx, state.stored[sha256]?.labels ?? [], deps.clock.now());
+    return E.map((position: number | null) => ({ size: opened.size, chunks: () => opened.chunks(), joined: position }))(joined);
   },
 });
 

@@ -53,7 +53,7 @@ export const resultCommands = (files: FileCommands, store: EventStore) => ({
     return E.right({ ...offloadStub(form, tool, stored.right.ref, bytes.length, threshold), position: stored.right.position });
   },
 
-  async read(ctx: CallContext, r: ReadRequest): Promise<E.Either<Refusal, { content: string; kind: ResultKind; fit: FitNote | null }>> {
+  async read(ctx: CallContext, r: ReadRequest): Promise<E.Either<Refusal, { content: string; kind: ResultKind; fit: FitNote | null; joined: number | null }>> {
     const opened = await files.open(ctx, r.ref);
     if (E.isLeft(opened)) return opened;
     const chunks: Buffer[] = [];
@@ -63,7 +63,7 @@ export const resultCommands = (files: FileCommands, store: EventStore) => ({
     const budget = r.budget ?? defaultBudget({ used: 0, warned: false });
     const query = r.section ?? r.range ?? r.query;
     const fitted = fitResult(form, { budget, ...(r.view ? { view: r.view } : {}), ...(query !== undefined ? { query } : {}) });
-    return E.right({ content: fitted.text, kind: form.kind, fit: fitted.fit });
+    return E.right({ content: fitted.text, kind: form.kind, fit: fitted.fit, joined: opened.right.joined });
   },
 });
 

@@ -5,7 +5,14 @@ import type { FileEvent } from './events.ts';
 
 /** A tree's files stream: what it stored and when it last stored each (the 90-day keep counts from there). */
 export interface TreeFiles {
-  readonly stored: Readonly<Record<string, { size: number; stored_ms: number }>>;
+  readonly stored: Readonly<Record<string, StoredFile>>;
+}
+
+/** One file of a tree: its size, when the tree last stored it, and every label a store carried. */
+export interface StoredFile {
+  readonly size: number;
+  readonly stored_ms: number;
+  readonly labels: readonly string[];
 }
 
 export interface StoreFile {
@@ -18,6 +25,8 @@ export interface StoreFile {
   readonly sha256: string;
   readonly size: number;
   readonly data_subject: string | null;
+  /** The storing job's labels: the file keeps them, and whoever reads it joins them. */
+  readonly labels: readonly string[];
   readonly now: number;
 }
 
@@ -36,10 +45,15 @@ const decide = (c: StoreFile, _s: TreeFiles): E.Either<Refusal, readonly FileEve
         size: c.size,
         data_subject: c.data_subject,
         stored_ms: c.now,
+        labels: [...c.labels].sort(),
       },
     },
   ]);
 
-const evolve = (s: TreeFiles, e: FileEvent): TreeFiles => ({ stored: { ...s.stored, [e.data.sha256]: { size: e.data.size, stored_ms: e.data.stored_ms } } });
+/** A file stored again keeps the labels it had: a later store without them never launders them. */
+const evolve = (s: TreeFiles, e: FileEvent): TreeFiles => {
+  const labels = [...new Set([...(s.stored[e.data.sha256]?.labels ?? []), ...(e.data.labels ?? [])])].sort();
+  return { stored: { ...s.stored, [e.data.sha256]: { size: e.data.size, stored_ms: e.data.stored_ms, labels } } };
+};
 
 export const treeFilesDecider: Decider<StoreFile, FileEvent, TreeFiles> = { initialState: () => ({ stored: {} }), evolve, decide };
