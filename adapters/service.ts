@@ -146,7 +146,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds),
+      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds, files),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       files,
       results: resultCommands(files, store),

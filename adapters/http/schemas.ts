@@ -100,6 +100,8 @@ export const StartJobBody = z.strictObject({
   scopes: z.array(grantScope).max(1000).optional(),
   /** SPEC §13: the tokens a result may weigh before it is offloaded, or "off". */
   offload: z.union([offloadTokens, z.literal('off')]).optional(),
+  /** SPEC §13: files another tree stored, handed to the new job's tree. */
+  files: z.array(z.string().max(200)).max(100).optional(),
 });
 
 export const MintCallBody = z.strictObject({

@@ -25,5 +25,40 @@ export const FileStored = defineEvent(
   { 1: (data: unknown) => data },
 );
 
-export const fileEventSchemas = [FileStored] as const;
-export type FileEvent = EventOf<typeof FileStored>;
+const HandedFile = t.type({
+  sha256: t.string,
+  size: t.number,
+  /** The tree it was handed from, and the labels it carried there (the receiving tree keeps them). */
+  from_tree: t.string,
+  labels: t.array(t.string),
+  /** Whose key seals the receiving tree's copy: the source's data subject, else the receiving job's. */
+  data_subject: nullable(t.string),
+});
+
+/**
+ * An admin start handed files another tree stored to the new job's tree (SPEC §13): one event
+ * for the start, naming every file; audited as `files_handed`. A handing renews the keep.
+ */
+export const FilesHanded = defineEvent(
+  'FilesHanded',
+  1,
+  t.type({
+    tenant: t.string,
+    tree: t.string,
+    job: t.string,
+    run: t.number,
+    files: t.array(HandedFile),
+    data_subject: nullable(t.string),
+    handed_ms: t.number,
+  }),
+);
+
+/** A file left its tree (SPEC §13): its keep ran out, or its data subject was erased. Never the bytes. */
+export const FileRemoved = defineEvent(
+  'FileRemoved',
+  1,
+  t.type({ tenant: t.string, tree: t.string, sha256: t.string, reason: t.keyof({ retention: null, erasure: null }), removed_ms: t.number }),
+);
+
+export const fileEventSchemas = [FileStored, FilesHanded, FileRemoved] as const;
+export type FileEvent = EventOf<typeof FileStored> | EventOf<typeof FilesHanded> | EventOf<typeof FileRemoved>;

@@ -34,6 +34,8 @@ export interface StartJobRequest {
   readonly scopes?: readonly string[] | undefined;
   /** SPEC §13: the tokens a result may weigh before it is offloaded, or "off". */
   readonly offload?: number | 'off' | undefined;
+  /** SPEC §13: files other trees stored, handed to the new job's tree (the handler copies them). */
+  readonly files?: readonly string[] | undefined;
 }
 
 export type JobCommand =
