@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
 import { startupCommands } from '../commands/startup.ts';
 import { fileCommands } from '../commands/files.ts';
+import { fileRetention } from '../commands/file-retention.ts';
 import { resultCommands } from '../commands/results.ts';
 import { postgresBlobStore } from './blobs/postgres.ts';
 import { tenantCommands } from '../commands/tenants.ts';
@@ -128,7 +129,17 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
   });
-  const compliance = complianceCommands({ store, db, keystore, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p), records });
+  const blobs = await postgresBlobStore(pool, keystore);
+  const compliance = complianceCommands({
+    store,
+    db,
+    keystore,
+    clock,
+    receipts: receiptSigner(o.auditKey),
+    settle: (p) => runner.waitFor(p),
+    records,
+    files: fileRetention({ store, blobs, keystore, clock }),
+  });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
     (o.retentionIntervalMs ?? 0) > 0
@@ -138,7 +149,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
         }, o.retentionIntervalMs)
       : null;
-  const files = fileCommands({ store, clock, blobs: await postgresBlobStore(pool, keystore) });
+  const files = fileCommands({ store, clock, blobs });
   let url = '';
   const app = await buildServer(
     {

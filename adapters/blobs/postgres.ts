@@ -112,14 +112,20 @@ export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<
       return rows;
     },
 
-    async remove(k) {
+    async remove(k, storedBy) {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        // The row first: a file is never seen without all its chunks.
-        await client.query(`DELETE FROM custodian_blobs WHERE ${where}`, params(k));
+        // The row first: a file is never seen without all its chunks. A store that renewed it
+        // since the decision keeps it (its own FileStored follows and stores it again).
+        const gone = await client.query(`DELETE FROM custodian_blobs WHERE ${where} AND stored_ms <= $4`, [...params(k), storedBy]);
+        if ((gone.rowCount ?? 0) === 0) {
+          await client.query('ROLLBACK');
+          return false;
+        }
         await client.query(`DELETE FROM custodian_blob_chunks WHERE ${where}`, params(k));
         await client.query('COMMIT');
+        return true;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;

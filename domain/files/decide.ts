@@ -15,6 +15,8 @@ export interface StoredFile {
   readonly labels: readonly string[];
   /** Whose key seals it: erasing that subject removes it. */
   readonly data_subject: string | null;
+  /** The jobs that stored it or were handed it: a hold on one of them keeps it. */
+  readonly jobs: readonly string[];
 }
 
 export interface StoreFile {
@@ -122,6 +124,7 @@ const decide = (c: FilesCommand, s: TreeFiles): E.Either<Refusal, readonly FileE
   }
 };
 
+const withJob = (s: TreeFiles, sha256: string, job: string) => [...new Set([...(s.stored[sha256]?.jobs ?? []), job])].sort();
 const merged = (s: TreeFiles, sha256: string, labels: readonly string[]) => [...new Set([...(s.stored[sha256]?.labels ?? []), ...labels])].sort();
 
 /** A file stored again keeps the labels it had: a later store without them never launders them. */
@@ -129,7 +132,13 @@ const evolve = (s: TreeFiles, e: FileEvent): TreeFiles => {
   switch (e.type) {
     case 'FileStored': {
       const d = e.data;
-      const file: StoredFile = { size: d.size, stored_ms: d.stored_ms, labels: merged(s, d.sha256, d.labels ?? []), data_subject: d.data_subject };
+      const file: StoredFile = {
+        size: d.size,
+        stored_ms: d.stored_ms,
+        labels: merged(s, d.sha256, d.labels ?? []),
+        data_subject: d.data_subject,
+        jobs: withJob(s, d.sha256, d.job),
+      };
       return { stored: { ...s.stored, [d.sha256]: file } };
     }
     case 'FilesHanded': {
@@ -140,6 +149,7 @@ const evolve = (s: TreeFiles, e: FileEvent): TreeFiles => {
           stored_ms: e.data.handed_ms,
           labels: merged(s, f.sha256, f.labels),
           data_subject: s.stored[f.sha256]?.data_subject ?? f.data_subject,
+          jobs: withJob(s, f.sha256, e.data.job),
         };
       return { stored };
     }

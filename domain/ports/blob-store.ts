@@ -27,8 +27,11 @@ export interface BlobStore {
   holders(tenant: string, sha256: string): Promise<{ tree: string; data_subject: string | null }[]>;
   /** The tenant's files: candidates for retention and erasure (the files streams decide). */
   list(tenant: string): Promise<{ tree: string; sha256: string; stored_ms: number; data_subject: string | null }[]>;
-  /** Deletes the file's row and its sealed chunks (its key is shredded by the caller). */
-  remove(key: BlobKey): Promise<void>;
+  /**
+   * Deletes the file's row and its sealed chunks unless the tree stored it again after
+   * `storedBy` (then it answers false and keeps it); its key is shredded by the caller.
+   */
+  remove(key: BlobKey, storedBy: number): Promise<boolean>;
 }
 
 /** Chunks of at most this many bytes are sealed and stored one statement each. */
