@@ -45,7 +45,8 @@ export interface FittedItems<T> {
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (count: number, unit: string) => `${n(count)} ${unit}${count === 1 ? '' : 's'}`;
-const tokensOf = (values: readonly unknown[]) => measure(JSON.stringify(values));
+/** What items weigh as an answer carries them; no items weigh nothing. */
+const tokensOf = (values: readonly unknown[]) => (values.length === 0 ? { tokens: 0, chars: 0 } : measure(JSON.stringify(values)));
 
 /** `a-b` (1-based, inclusive) as numbers, or null when the query is not a range. */
 export const rangeOf = (query: string): { from: number; to: number } | null => {

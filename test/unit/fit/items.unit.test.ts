@@ -29,10 +29,12 @@ describe('fitItems (whole items under a budget)', () => {
     fc.assert(
       fc.property(items, fc.nat(2000), (xs, budget) => {
         const f = fitItems(spec(xs), { budget });
-        const returned = f.outline ?? JSON.stringify(f.rendered);
+        const returned = f.outline ?? (f.rendered.length > 0 ? JSON.stringify(f.rendered) : '');
         expect(weigh(returned)).toBeLessThanOrEqual(budget);
         expect(f.fit.tokens).toBeLessThanOrEqual(budget);
       }),
+      // An empty list under a zero budget: nothing returned, nothing weighed.
+      { examples: [[[], 0]] },
     );
   });
 
