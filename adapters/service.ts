@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
 import { startupCommands } from '../commands/startup.ts';
 import { fileCommands } from '../commands/files.ts';
+import { fileRetention } from '../commands/file-retention.ts';
 import { resultCommands } from '../commands/results.ts';
 import { postgresBlobStore } from './blobs/postgres.ts';
 import { tenantCommands } from '../commands/tenants.ts';
@@ -132,7 +133,17 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
   });
-  const compliance = complianceCommands({ store, db, keystore, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p), records });
+  const blobs = await postgresBlobStore(pool, keystore);
+  const compliance = complianceCommands({
+    store,
+    db,
+    keystore,
+    clock,
+    receipts: receiptSigner(o.auditKey),
+    settle: (p) => runner.waitFor(p),
+    records,
+    files: fileRetention({ store, blobs, keystore, clock }),
+  });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
     (o.retentionIntervalMs ?? 0) > 0
@@ -142,7 +153,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
         }, o.retentionIntervalMs)
       : null;
-  const files = fileCommands({ store, clock, blobs: await postgresBlobStore(pool, keystore) });
+  const files = fileCommands({ store, clock, blobs });
   let url = '';
   const app = await buildServer(
     {
@@ -150,10 +161,10 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds),
+      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds, files),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       files,
-      results: resultCommands(files),
+      results: resultCommands(files, store),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

@@ -16,6 +16,7 @@ import { retentionCandidates, type RetainedRecord } from '../queries/retention.t
 import { retentionDays } from '../queries/tenants.ts';
 import { handleCommand, loadState } from './handle.ts';
 import type { RecordCommands } from './records.ts';
+import type { FileRetention } from './file-retention.ts';
 
 export interface ComplianceDeps {
   readonly store: EventStore;
@@ -26,6 +27,8 @@ export interface ComplianceDeps {
   readonly settle: (position: number) => Promise<unknown>;
   /** Retention's removals and renewal requests go through the records command path. */
   readonly records: Pick<RecordCommands, 'retain'>;
+  /** Files between tools (SPEC §13) in retention runs and erasures; none: records only. */
+  readonly files?: FileRetention;
 }
 
 /**
@@ -75,7 +78,23 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       erased += removed.right.events.length;
       if (removed.right.position !== null) position = removed.right.position;
     }
-    const body = { kind: 'erasure', tenant, data_subject: subject, erased, deferred, complete: deferred === 0, issued_ms: clock.now() };
+    // The subject's files go too; a held one defers the erasure like a held record.
+    const files = deps.files ? await deps.files.erase(tenant, subject, holds) : null;
+    if (files && E.isLeft(files)) return files;
+    if (files) {
+      deferred += files.right.deferred;
+      if (files.right.position !== null) position = Math.max(position, files.right.position);
+    }
+    const body = {
+      kind: 'erasure',
+      tenant,
+      data_subject: subject,
+      erased,
+      deferred,
+      complete: deferred === 0,
+      ...(files?.right.any ? { files_erased: files.right.removed } : {}),
+      issued_ms: clock.now(),
+    };
     const receipt = deps.receipts.sign(body);
     if (deferred === 0) {
       // Nothing of theirs is held any more: the subject's key goes, and with it every copy.
@@ -97,7 +116,14 @@ export const complianceCommands = (deps: ComplianceDeps) => {
   };
 
   return {
-    async retention(tenant: string): Promise<E.Either<Refusal, { person_deleted: number; removed: number; renewals_requested: number; deferred: number }>> {
+    async retention(
+      tenant: string,
+    ): Promise<
+      E.Either<
+        Refusal,
+        { person_deleted: number; removed: number; renewals_requested: number; deferred: number; files?: { removed: number; deferred: number } }
+      >
+    > {
       const holds = await holdsOf(tenant);
       if (!holds) return E.left(notFound('tenant'));
       const days = await retentionDays(db, tenant);
@@ -128,8 +154,18 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         }
         if (decided.position !== null) position = decided.position;
       }
+      const files = deps.files ? await deps.files.retain(tenant, holds) : null;
+      if (files && E.isLeft(files)) return files;
+      if (files?.right.position) position = Math.max(position, files.right.position);
       if (position) await deps.settle(position);
-      return E.right({ person_deleted: counts.person_end, removed: counts.retention, renewals_requested: counts.renew, deferred: counts.deferred });
+      return E.right({
+        person_deleted: counts.person_end,
+        removed: counts.retention,
+        renewals_requested: counts.renew,
+        deferred: counts.deferred,
+        // Only a tenant that holds files is told about them: the answer stays as it was otherwise.
+        ...(files?.right.any ? { files: { removed: files.right.removed, deferred: files.right.deferred } } : {}),
+      });
     },
 
     /** Retention for one person record past its end, before a put reuses its key. */

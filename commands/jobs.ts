@@ -12,6 +12,8 @@ import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import { handleCommand, loadState, type Handled } from './handle.ts';
+import type { FileCommands, HandSource } from './files.ts';
+import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
 import { reachedSince, tenantLog } from './revocations-since.ts';
 import { startRevoked } from '../domain/jobs/sticky.ts';
@@ -48,6 +50,8 @@ export const jobCommands = (
   settle?: (position: number) => Promise<unknown>,
   /** Whether a job tree still holds files (SPEC §13), for the id-reuse refusal; none: never. */
   holdsFiles?: (tenant: string, tree: string) => Promise<boolean>,
+  /** Handing files named by an admin start to the new job's tree (SPEC §13); none: refused. */
+  handFiles?: Pick<FileCommands, 'handable' | 'hand'>,
 ) => {
   const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
@@ -91,6 +95,14 @@ export const jobCommands = (
       const id = job ?? randomUUID();
       const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
       const parent = request.parent === undefined ? null : (await loadState(store, jobStream(tenant, request.parent), jobDecider)).state;
+      const named = request.files ?? [];
+      const handing: E.Either<Refusal, readonly HandSource[]> =
+        named.length === 0
+          ? E.right([])
+          : handFiles
+            ? await handFiles.handable(tenant, named)
+            : E.left(refusal('invalid', { field: 'files', reason: 'files cannot be handed here' }));
+      if (E.isLeft(handing)) return handing;
       const now = clock.now();
       // Only a chosen id can name a tree that stored files; a fresh UUID never does.
       const treeHoldsFiles = job !== undefined && holdsFiles ? await holdsFiles(tenant, id) : false;
@@ -110,6 +122,14 @@ export const jobCommands = (
       if (E.isRight(result) && result.right.events.length > 0 && result.right.position !== null) {
         const stopped = await stopIfRevokedMeanwhile(tenant, id, request, existing(result.right), result.right.position, ctx);
         if (stopped) return E.left(stopped);
+        if (handFiles && handing.right.length > 0) {
+          // A new job (or run) only: a start that followed a running job hands it nothing.
+          const s = existing(result.right);
+          const to = { tree: treeOf(s.chain, id), job: id, run: s.start.run, data_subject: s.start.data_subject };
+          const handed = await handFiles.hand(tenant, to, handing.right);
+          if (E.isLeft(handed)) return handed;
+          return E.right({ job: jobView(s), envelope: envelopeView(s), position: handed.right.position ?? result.right.position });
+        }
       }
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);

@@ -15,6 +15,10 @@ import {
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { FileCommands } from './files.ts';
+import { loadState } from './handle.ts';
+import { jobDecider } from '../domain/jobs/decide.ts';
+import { jobStream } from '../domain/shared/names.ts';
+import type { EventStore } from '../domain/ports/event-store.ts';
 
 export interface ReadRequest {
   readonly ref: string;
@@ -25,8 +29,14 @@ export interface ReadRequest {
   readonly budget?: number | undefined;
 }
 
+/** The threshold the call's job started with; a job started before thresholds existed has the default. */
+const thresholdOf = async (store: EventStore, ctx: CallContext): Promise<number | 'off'> => {
+  const { state } = await loadState(store, jobStream(ctx.tenant, ctx.job), jobDecider);
+  return state.exists && state.start.run === ctx.run ? (state.start.offload ?? DEFAULT_OFFLOAD_TOKENS) : DEFAULT_OFFLOAD_TOKENS;
+};
+
 /** Offloading results (SPEC §13): a result over the job's threshold is kept as a file of its tree. */
-export const resultCommands = (files: FileCommands) => ({
+export const resultCommands = (files: FileCommands, store: EventStore) => ({
   async offload(
     ctx: CallContext,
     tool: string,
@@ -35,16 +45,15 @@ export const resultCommands = (files: FileCommands) => ({
   ): Promise<E.Either<Refusal, { inline: true; position: null } | (OffloadStub & { position: number | null })>> {
     if (Buffer.byteLength(JSON.stringify(content) ?? 'null') > MAX_RESULT_BYTES) return E.left(refusal('result_too_large', { limit: MAX_RESULT_BYTES }));
     const form = resultForm(content);
-    // The job and tenant thresholds are not built yet: every job reads the default inline.
-    const threshold = DEFAULT_OFFLOAD_TOKENS;
-    if (readInline(form, threshold)) return E.right({ inline: true, position: null });
+    const threshold = await thresholdOf(store, ctx);
+    if (threshold === 'off' || readInline(form, threshold)) return E.right({ inline: true, position: null });
     const bytes = Buffer.from(form.text, 'utf8');
     const stored = await files.put(ctx, bytes, correlationId);
     if (E.isLeft(stored)) return stored;
     return E.right({ ...offloadStub(form, tool, stored.right.ref, bytes.length, threshold), position: stored.right.position });
   },
 
-  async read(ctx: CallContext, r: ReadRequest): Promise<E.Either<Refusal, { content: string; kind: ResultKind; fit: FitNote | null }>> {
+  async read(ctx: CallContext, r: ReadRequest): Promise<E.Either<Refusal, { content: string; kind: ResultKind; fit: FitNote | null; joined: number | null }>> {
     const opened = await files.open(ctx, r.ref);
     if (E.isLeft(opened)) return opened;
     const chunks: Buffer[] = [];
@@ -54,7 +63,7 @@ export const resultCommands = (files: FileCommands) => ({
     const budget = r.budget ?? defaultBudget({ used: 0, warned: false });
     const query = r.section ?? r.range ?? r.query;
     const fitted = fitResult(form, { budget, ...(r.view ? { view: r.view } : {}), ...(query !== undefined ? { query } : {}) });
-    return E.right({ content: fitted.text, kind: form.kind, fit: fitted.fit });
+    return E.right({ content: fitted.text, kind: form.kind, fit: fitted.fit, joined: opened.right.joined });
   },
 });
 

@@ -42,6 +42,8 @@ const HANDLED = [
   'RenewalRequested',
   'TenantExported',
   'StartupTextAssembled',
+  'FilesHanded',
+  'FileRemoved',
 ] as const;
 
 /**

@@ -84,7 +84,7 @@ const visibilitySql = (ctx: CallContext, params: unknown[], alias = 'r') => {
   return `${agent} AND (${alias}.purpose = $${p} OR ${alias}.purpose = ANY($${p + 1}::text[]) OR (${alias}.purpose = '' AND ${alias}.subject_kind = 'work'))`;
 };
 
-const encodeCursor = (c: unknown) => Buffer.from(JSON.stringify(c)).toString('base64url');
+export const encodeCursor = (c: unknown) => Buffer.from(JSON.stringify(c)).toString('base64url');
 const decodeCursor = (s: string): { o: string; c?: number; s: string; k: string } | null => {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));

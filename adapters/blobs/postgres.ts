@@ -96,6 +96,44 @@ export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<
       return rows.length > 0;
     },
 
+    async holders(tenant, sha256) {
+      const { rows } = await pool.query<{ tree: string; data_subject: string | null }>(
+        'SELECT tree, data_subject FROM custodian_blobs WHERE tenant = $1 AND sha256 = $2 ORDER BY stored_ms DESC, tree',
+        [tenant, sha256],
+      );
+      return rows;
+    },
+
+    async list(tenant) {
+      const { rows } = await pool.query<{ tree: string; sha256: string; stored_ms: number; data_subject: string | null }>(
+        'SELECT tree, sha256, stored_ms::float8 AS stored_ms, data_subject FROM custodian_blobs WHERE tenant = $1 ORDER BY tree, sha256',
+        [tenant],
+      );
+      return rows;
+    },
+
+    async remove(k, storedBy) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // The row first: a file is never seen without all its chunks. A store that renewed it
+        // since the decision keeps it (its own FileStored follows and stores it again).
+        const gone = await client.query(`DELETE FROM custodian_blobs WHERE ${where} AND stored_ms <= $4`, [...params(k), storedBy]);
+        if ((gone.rowCount ?? 0) === 0) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+        await client.query(`DELETE FROM custodian_blob_chunks WHERE ${where}`, params(k));
+        await client.query('COMMIT');
+        return true;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+
     async open(k): Promise<OpenedBlob | null> {
       const { rows } = await pool.query<{ size: string; chunks: number; file_key: Sealed; data_subject: string | null }>(
         `SELECT size, chunks, file_key, data_subject FROM custodian_blobs WHERE ${where}`,

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { FitParams } from './fit-params.ts';
 import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
 
 /** The admin API's request shapes (SPEC §5). Unknown fields are refused everywhere. */
 
 const days = z.number().int().min(1).max(36_500);
+const offloadTokens = z.number().int().min(1).max(1_000_000);
 const label = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, 'a label is 1–128 of [A-Za-z0-9._:/-]');
 const grantScope = z
   .string()
@@ -47,6 +49,9 @@ export const TenantSettingsPatch = z.strictObject({
   people: z.record(name, z.strictObject({ roles: z.array(name).max(1000), teams: z.array(name).max(1000) })).optional(),
   /** How deep a job may delegate when its start sets no max_depth; null: no bound. */
   max_depth: z.number().int().min(0).max(32).nullable().optional(),
+  /** SPEC §13 offloading: the default threshold and the ceiling, in tokens; null: none. */
+  offload_tokens: offloadTokens.nullable().optional(),
+  offload_ceiling: offloadTokens.nullable().optional(),
 });
 
 /** A client's id for one request: a retry carrying it answers the earlier answer and writes nothing. */
@@ -93,6 +98,10 @@ export const StartJobBody = z.strictObject({
   constraints: z.array(z.string().min(1).max(2000)).max(100).optional(),
   parent: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]').optional(),
   scopes: z.array(grantScope).max(1000).optional(),
+  /** SPEC §13: the tokens a result may weigh before it is offloaded, or "off". */
+  offload: z.union([offloadTokens, z.literal('off')]).optional(),
+  /** SPEC §13: files another tree stored, handed to the new job's tree. */
+  files: z.array(z.string().max(200)).max(100).optional(),
 });
 
 export const MintCallBody = z.strictObject({
@@ -160,6 +169,7 @@ export const ErasureBody = z.strictObject({ data_subject: name });
 export const ExportQuery = z.strictObject({
   position: z.coerce.number().int().min(0).optional(),
   versions: z.enum(['true', 'false']).optional(),
+  ...FitParams,
 });
 export const RenewalsQuery = z.strictObject({ plugin: z.string().regex(PLUGIN_NAME).optional() });
 
@@ -171,6 +181,7 @@ export const AuditQuery = z.strictObject({
   since: z.coerce.number().int().min(0).optional(),
   until: z.coerce.number().int().min(0).optional(),
   epoch: z.coerce.number().int().min(0).optional(),
+  ...FitParams,
 });
 export const ProofQuery = z.strictObject({
   leaf: z.coerce.number().int().min(0).optional(),

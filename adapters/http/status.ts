@@ -33,6 +33,7 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   requests: 429,
   result_too_large: 413,
   files_held: 409,
+  withheld: 403,
   tampered: 409,
   internal: 500,
   unavailable: 503,

@@ -133,6 +133,19 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
         tokens: d.tokens,
       };
     }
+    case 'FilesHanded': {
+      // An admin start handed files of other trees to the new job's tree (SPEC §13): digests, never bytes.
+      const d = e.data;
+      return {
+        kind: 'files_handed',
+        ...withJob(d.job, jobFacts(d.job, d.run)),
+        run: d.run,
+        tree: d.tree,
+        files: d.files.map((f) => ({ ref: `oz0-file:sha256:${f.sha256}`, size: f.size, from_tree: f.from_tree })),
+      };
+    }
+    case 'FileRemoved':
+      return { kind: 'file_removed', tree: e.data.tree, file: `oz0-file:sha256:${e.data.sha256}`, reason: e.data.reason };
     default:
       return null;
   }

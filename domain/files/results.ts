@@ -4,8 +4,7 @@ import { fitJson, jsonLines } from '../fit/json.ts';
 import { linesOf } from '../fit/shape.ts';
 import type { FitOptions, Fitted } from '../fit/types.ts';
 
-/** The default offload threshold, in `weigh` tokens (SPEC §13), when neither job nor tenant set one. */
-export const DEFAULT_OFFLOAD_TOKENS = 10_000;
+export { DEFAULT_OFFLOAD_TOKENS } from './threshold.ts';
 /** Content over this as UTF-8 JSON is refused: the node keeps a result as one payload of at most 32 MiB. */
 export const MAX_RESULT_BYTES = 31 << 20;
 /** The outline of an offloaded result never takes more than this. */

@@ -15,6 +15,7 @@ import { wallHeld } from './walls.ts';
 import { subjectProblem } from '../shared/subjects.ts';
 import { assembleStartupText, type StartupAnswer } from '../startup/assemble.ts';
 import { startupFunctions, startupTargets } from '../startup/plugins.ts';
+import { offloadThreshold } from '../files/threshold.ts';
 
 export interface StartJobRequest {
   readonly agent: string;
@@ -31,6 +32,10 @@ export interface StartJobRequest {
   /** A child start: the job it delegates from, and optionally fewer scopes than it could get. */
   readonly parent?: string | undefined;
   readonly scopes?: readonly string[] | undefined;
+  /** SPEC §13: the tokens a result may weigh before it is offloaded, or "off". */
+  readonly offload?: number | 'off' | undefined;
+  /** SPEC §13: files other trees stored, handed to the new job's tree (the handler copies them). */
+  readonly files?: readonly string[] | undefined;
 }
 
 export type JobCommand =
@@ -253,6 +258,7 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
         parent: r.parent ?? null,
         start_digest: digest,
         started_ms: c.now,
+        offload: offloadThreshold(r.offload, tenant.settings),
       },
     },
     ...chain.map((signed, index): JobEvent => ({ type: 'EnvelopeBlockAppended', data: { tenant: tenant.id, job: c.job, run, index, signed } })),

@@ -5,34 +5,40 @@ import { SignedBlockCodec } from '../envelopes/block.ts';
 /** v1 data is v2 data: v2 only let the ceilings be null. */
 const unchanged = { 1: (data: unknown) => data };
 
-/** v2: `max_depth` and `expires_ms` are null when no start and no tenant set them (SPEC §6). */
+/**
+ * v2: `max_depth` and `expires_ms` are null when no start and no tenant set them (SPEC §6).
+ * v3: the optional `offload`, the threshold the job started with (SPEC §13); absent: 10,000.
+ */
 export const JobStarted = defineEvent(
   'JobStarted',
-  2,
-  t.type({
-    tenant: t.string,
-    job: t.string,
-    /** 1 for the first start under this id; a start after the job ended begins the next run. */
-    run: t.number,
-    agent: t.string,
-    plugin: t.string,
-    install_gen: t.number,
-    purpose: t.string,
-    subject: t.string,
-    data_subject: nullable(t.string),
-    labels: t.array(t.string),
-    scopes: t.array(t.string),
-    startup_function: nullable(t.string),
-    budget_usd: nullable(t.number),
-    max_depth: nullable(t.number),
-    expires_ms: nullable(t.number),
-    constraints: t.unknown,
-    /** The job this one was delegated from, or null for a root. */
-    parent: nullable(t.string),
-    start_digest: t.string,
-    started_ms: t.number,
-  }),
-  unchanged,
+  3,
+  t.intersection([
+    t.type({
+      tenant: t.string,
+      job: t.string,
+      /** 1 for the first start under this id; a start after the job ended begins the next run. */
+      run: t.number,
+      agent: t.string,
+      plugin: t.string,
+      install_gen: t.number,
+      purpose: t.string,
+      subject: t.string,
+      data_subject: nullable(t.string),
+      labels: t.array(t.string),
+      scopes: t.array(t.string),
+      startup_function: nullable(t.string),
+      budget_usd: nullable(t.number),
+      max_depth: nullable(t.number),
+      expires_ms: nullable(t.number),
+      constraints: t.unknown,
+      /** The job this one was delegated from, or null for a root. */
+      parent: nullable(t.string),
+      start_digest: t.string,
+      started_ms: t.number,
+    }),
+    t.partial({ offload: t.union([t.number, t.literal('off')]) }),
+  ]),
+  { ...unchanged, 2: (data: unknown) => data },
 );
 
 export const JobEnded = defineEvent('JobEnded', 1, t.type({ tenant: t.string, job: t.string, run: t.number, ended_ms: t.number }));

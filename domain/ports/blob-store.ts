@@ -23,6 +23,15 @@ export interface BlobStore {
   open(key: BlobKey): Promise<OpenedBlob | null>;
   /** Whether the tree named by this root job still holds any file. */
   holds(tenant: string, tree: string): Promise<boolean>;
+  /** The trees of a tenant that hold this file, the latest stored first, with whose key seals each. */
+  holders(tenant: string, sha256: string): Promise<{ tree: string; data_subject: string | null }[]>;
+  /** The tenant's files: candidates for retention and erasure (the files streams decide). */
+  list(tenant: string): Promise<{ tree: string; sha256: string; stored_ms: number; data_subject: string | null }[]>;
+  /**
+   * Deletes the file's row and its sealed chunks unless the tree stored it again after
+   * `storedBy` (then it answers false and keeps it); its key is shredded by the caller.
+   */
+  remove(key: BlobKey, storedBy: number): Promise<boolean>;
 }
 
 /** Chunks of at most this many bytes are sealed and stored one statement each. */

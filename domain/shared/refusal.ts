@@ -36,6 +36,7 @@ export const REFUSAL_CODES = [
   // results offloaded as files (SPEC §13)
   'result_too_large',
   'files_held',
+  'withheld',
   // agent records (SPEC §12): a put naming a person forgotten while its tool ran
   'forgotten',
   // the edge's own answers, in the same shape: a request that never fully arrived, a fault

@@ -17,7 +17,12 @@ const requiredSettings = {
   people: t.record(t.string, t.type({ roles: t.array(t.string), teams: t.array(t.string) })),
 };
 /** Added after release: absent in older events, where it means none. */
-const optionalSettings = { max_depth: nullable(t.number) };
+const optionalSettings = {
+  max_depth: nullable(t.number),
+  /** SPEC §13: the offload threshold of a job whose start sets none, and the most any job may set (tokens). */
+  offload_tokens: nullable(t.number),
+  offload_ceiling: nullable(t.number),
+};
 
 /** SPEC §3 and §6: a tenant's settings as they travel in events. */
 export const TenantSettingsCodec = t.intersection([t.type(requiredSettings), t.partial(optionalSettings)]);
@@ -56,6 +61,8 @@ export const settingsProblem = (s: TenantSettings): { field: string; reason: str
     const why = subjectProblem(person);
     if (why !== null) return { field: 'settings.people', reason: `${JSON.stringify(person)}: ${why}` };
   }
+  if (s.offload_tokens != null && s.offload_ceiling != null && s.offload_tokens > s.offload_ceiling)
+    return { field: 'settings.offload_tokens', reason: `must not exceed offload_ceiling (${s.offload_ceiling})` };
   const selfWall = s.label_walls.findIndex(([a, b]) => a === b);
   if (selfWall >= 0) return { field: `settings.label_walls[${selfWall}]`, reason: 'a wall is a pair of two different labels' };
   return null;

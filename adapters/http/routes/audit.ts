@@ -4,6 +4,8 @@ import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { invalid, refusal } from '../../../domain/shared/refusal.ts';
 import { auditSize, type AuditQueries } from '../../../queries/audit.ts';
 import { tenantExists } from '../../../queries/tenants.ts';
+import * as E from 'fp-ts/lib/Either.js';
+import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
 
 const security = [{ admin: [] }];
@@ -14,8 +16,11 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
 
   r.get('/v1/tenants/:t/audit', { schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
-    const lines = await deps.audit.lines(req.params.t, req.query);
-    return reply.header('content-type', 'application/x-ndjson').send(lines.map((l) => `${l}\n`).join(''));
+    const { view, budget, query, ...filters } = req.query;
+    const lines = await deps.audit.lines(req.params.t, filters);
+    const ask = fitAskOf({ view, budget, query });
+    const text = E.isRight(ask) && ask.right !== null ? fitAuditLines(lines, ask.right) : lines.map((l) => `${l}\n`).join('');
+    return reply.header('content-type', 'application/x-ndjson').send(text);
   });
 
   r.get('/v1/tenants/:t/audit/checkpoint', { schema: { params: TenantParams, security, tags: ['audit'] } }, async (req, reply) => {

@@ -17,6 +17,7 @@ import { tenantExists } from '../../../queries/tenants.ts';
 import { answer } from '../reply.ts';
 import { MAX_IMPORT_BYTES } from '../body-limits.ts';
 import { importRefusal } from '../hygiene.ts';
+import { fitAskOf, fitExportText } from '../fitted.ts';
 import { statusOf } from '../status.ts';
 import { ErasureBody, ExportQuery, HoldBody, HoldParams, RenewalsQuery, TenantParams } from '../schemas.ts';
 
@@ -78,7 +79,9 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       { tenant: req.params.t },
     );
     if (E.isLeft(audited)) return reply.code(statusOf(audited.left)).send(audited.left);
-    return reply.header('content-type', 'application/x-ndjson').send(exported.text);
+    const ask = fitAskOf(req.query);
+    const text = E.isRight(ask) && ask.right !== null ? fitExportText(exported.text, ask.right) : exported.text;
+    return reply.header('content-type', 'application/x-ndjson').send(text);
   });
 
   // JSON Lines are taken by this route alone, in a context of its own, and only read once

@@ -59,6 +59,7 @@ export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
       if (!a) return refuse(reply, refusal('ticket'));
       const opened = await deps.files.open(a.ctx, req.params.ref);
       if (E.isLeft(opened)) return refuse(reply, opened.left);
+      if (opened.right.joined !== null) await deps.runner.waitFor(opened.right.joined);
       return reply
         .code(200)
         .header('content-type', 'application/octet-stream')

@@ -9,6 +9,7 @@ import { BadBody } from '../json-body.ts';
 import { TICKET } from '../route-auth.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { MAX_RECORDS_REQUEST_BYTES } from '../body-limits.ts';
+import { fitRecordsAnswer, splitRecordsBody } from '../fitted.ts';
 
 /** The records API is a service (commands/records-service.ts); this route parses, calls and answers. */
 export interface RecordsDeps {
@@ -56,8 +57,11 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
       const admission = admittedCall(req);
       // The gate answers every request it does not admit; this is the deny-by-default backstop.
       if (!admission) return send(reply, '', E.left(refusal('ticket')));
-      const answer = await deps.service.run(admission, shapeOf(req.body));
-      return send(reply, answer.purpose, answer.outcome);
+      const { body, ask } = splitRecordsBody(req.body);
+      const shape = E.isLeft(ask) ? ask : shapeOf(body);
+      const answer = await deps.service.run(admission, shape);
+      const fitted = E.isRight(ask) && ask.right !== null && E.isRight(shape) ? fitRecordsAnswer(shape.right, answer.outcome, ask.right) : answer.outcome;
+      return send(reply, answer.purpose, fitted);
     },
   );
 };

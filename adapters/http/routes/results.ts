@@ -68,7 +68,11 @@ export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
       if (!body.success) return refuse(reply, invalidOf(body.error));
       const { view, ...rest } = body.data;
       const result = await deps.results.read(a.ctx, { ...rest, ...(view ? { view: view as (typeof VIEWS)[number] } : {}) });
-      return E.isLeft(result) ? refuse(reply, result.left) : reply.code(200).send(result.right);
+      if (E.isLeft(result)) return refuse(reply, result.left);
+      const { joined, ...answer } = result.right;
+      // Joined labels must be on the job before this call's next request is checked.
+      if (joined !== null) await deps.runner.waitFor(joined);
+      return reply.code(200).send(answer);
     },
   );
 };
