@@ -8,8 +8,9 @@ import { adminKeyMatches } from './auth.ts';
  * the route the router matched, never on the raw target, so no spelling of a path
  * (percent-encoding, absolute form) can reach a route without its credential. `agent-key`
  * routes pass only with a live agent key (SPEC §12), resolved here to its tenant and agent.
- * `auditor-key` is reserved for a credential not built yet: until it is, a route declaring it
- * is refused like one declaring nothing.
+ * `auditor-key` routes (`AUDITOR`: the audit stream, checkpoints, proofs, receipts) pass with
+ * the admin key or a live auditor key of the tenant the path names (`:t`); a server built
+ * without an auditor-key resolver refuses them like a route declaring nothing.
  */
 export type AuthKind = 'public' | 'admin' | 'ticket' | 'agent-key' | 'auditor-key';
 
@@ -26,6 +27,8 @@ export const PUBLIC = { auth: 'public' } as const;
 export const ADMIN = { auth: 'admin' } as const;
 export const TICKET = { auth: 'ticket', deferBodyErrors: true } as const;
 export const AGENT_KEY = { auth: 'agent-key' } as const;
+/** Read-only, tenant-bound: the admin key, or an auditor key of the tenant in the path. Declared only by the routes an auditor may read. */
+export const AUDITOR = { auth: 'auditor-key' } as const;
 
 /** Who an agent key speaks for; null for a key that is unknown, wrong or revoked. */
 export interface AgentPrincipal {
@@ -34,6 +37,8 @@ export interface AgentPrincipal {
   readonly keyId: string;
 }
 export type AgentKeyResolver = (authorization: string | undefined) => Promise<AgentPrincipal | null>;
+/** The tenant an auditor key reads for; null for a key that is unknown, wrong or revoked. */
+export type AuditorKeyResolver = (authorization: string | undefined) => Promise<{ readonly tenant: string; readonly keyId: string } | null>;
 
 const agentPrincipals = new WeakMap<FastifyRequest, AgentPrincipal>();
 /** The agent an `agent-key` route's request was admitted for (set by `authorise`, never by the caller). */
@@ -82,28 +87,38 @@ export const adminScope =
  * Admin routes of the admin scope are left to its hook; an admin route declared outside it
  * is checked here, so no admin route ever goes unchecked.
  */
-export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver) => async (req: FastifyRequest, reply: FastifyReply) => {
-  // The not-found handler serves nothing; it answers 404 whoever asks.
-  if (req.is404) return;
-  const kind = req.routeOptions.config.auth;
-  if (kind === 'public') return;
-  if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
-  // The ticket itself is resolved by the records route's own gate, which also answers
-  // with the job's purpose; here only its absence is refused.
-  if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
-  if (kind === 'agent-key' && resolveAgentKey) {
-    const principal = await resolveAgentKey(req.headers.authorization);
-    if (principal) {
-      agentPrincipals.set(req, principal);
-      return;
+export const authorise =
+  (adminKey: string, resolveAgentKey?: AgentKeyResolver, resolveAuditorKey?: AuditorKeyResolver) => async (req: FastifyRequest, reply: FastifyReply) => {
+    // The not-found handler serves nothing; it answers 404 whoever asks.
+    if (req.is404) return;
+    const kind = req.routeOptions.config.auth;
+    if (kind === 'public') return;
+    if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
+    // The ticket itself is resolved by the records route's own gate, which also answers
+    // with the job's purpose; here only its absence is refused.
+    if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
+    if (kind === 'agent-key' && resolveAgentKey) {
+      const principal = await resolveAgentKey(req.headers.authorization);
+      if (principal) {
+        agentPrincipals.set(req, principal);
+        return;
+      }
+      closeIfBodyPending(req, reply);
+      return reply
+        .code(401)
+        .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
+    }
+    if (kind === 'auditor-key' && resolveAuditorKey) {
+      if (adminKeyMatches(req.headers.authorization, adminKey)) return;
+      const principal = await resolveAuditorKey(req.headers.authorization);
+      // Tenant-bound: the key reads the tenant it was issued for, under no other path.
+      const tenant = (req.params as Record<string, unknown> | undefined)?.t;
+      if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;
+      closeIfBodyPending(req, reply);
+      return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key or a live auditor key of this tenant as Authorization: Bearer <key>' });
     }
     closeIfBodyPending(req, reply);
-    return reply
-      .code(401)
-      .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
-  }
-  closeIfBodyPending(req, reply);
-  if (kind === 'admin') return refuseAdmin(req, reply);
-  if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
-  return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
-};
+    if (kind === 'admin') return refuseAdmin(req, reply);
+    if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
+    return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
+  };

@@ -18,6 +18,8 @@ import { filesRoutes } from './routes/files.ts';
 import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { auditorKeyRoutes } from './routes/auditor-keys.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { recordsRoutes } from './routes/records.ts';
 import { agentKeyRoutes, agentRoutes } from './routes/agent.ts';
 import { clockRoutes, systemRoutes } from './routes/system.ts';
@@ -80,7 +82,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
   // Order matters: the target's form first, then the matched route's credential, both
   // before any body is read.
   app.addHook('onRequest', checkRequestTarget);
-  app.addHook('onRequest', authorise(deps.adminKey, deps.agent?.keys.resolve));
+  app.addHook('onRequest', authorise(deps.adminKey, deps.agent?.keys.resolve, deps.auditors.resolve));
   // Query strings and path parameters go through the same hygiene as bodies.
   app.addHook('preValidation', async (req) => {
     const bad = hygieneRefusal(req.params, 'params') ?? hygieneRefusal(req.query, 'query');
@@ -102,7 +104,12 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Custodian', version: '0.1.0', description: 'Versioned plugin records and the authority agent jobs run under.' },
-      components: { securitySchemes: { admin: { type: 'http', scheme: 'bearer', description: 'The admin key' } } },
+      components: {
+        securitySchemes: {
+          admin: { type: 'http', scheme: 'bearer', description: 'The admin key' },
+          auditor: { type: 'http', scheme: 'bearer', description: "An auditor key: reads its tenant's audit stream, checkpoints, proofs and receipts" },
+        },
+      },
     },
     transform: jsonSchemaTransform,
   });
@@ -115,11 +122,14 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
       jobRoutes(admin, deps);
       startupRoutes(admin, deps);
       complianceRoutes(admin, deps.compliance);
-      auditRoutes(admin, { audit: deps.audit, db: deps.db });
+      auditorKeyRoutes(admin, { auditors: deps.auditors, settle: (p) => deps.runner.waitFor(p) });
       clockRoutes(admin, deps);
       if (deps.agent) agentKeyRoutes(admin, deps.agent);
     }),
   );
+  // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).
+  auditRoutes(app, { audit: deps.audit, db: deps.db });
+  consoleRoutes(app);
   recordsRoutes(app, deps.records);
   filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
   resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });
