@@ -19,7 +19,7 @@ import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { auditorKeyRoutes } from './routes/auditor-keys.ts';
-import { consoleRoutes } from './routes/console.ts';
+import { consoleAdminRoutes, consoleRoutes } from './routes/console.ts';
 import { recordsRoutes } from './routes/records.ts';
 import { agentKeyRoutes, agentRoutes } from './routes/agent.ts';
 import { clockRoutes, systemRoutes } from './routes/system.ts';
@@ -123,6 +123,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger): Promise<Cust
       startupRoutes(admin, deps);
       complianceRoutes(admin, deps.compliance);
       auditorKeyRoutes(admin, { auditors: deps.auditors, settle: (p) => deps.runner.waitFor(p) });
+      consoleAdminRoutes(admin, { store: deps.store, db: deps.db, runner: deps.runner, now: Date.now });
       clockRoutes(admin, deps);
       if (deps.agent) agentKeyRoutes(admin, deps.agent);
     }),
