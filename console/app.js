@@ -394,12 +394,12 @@ const pages = {
     try {
       const key = await auditKey();
       const sections = [
-        ['Holds placed', 'hold_placed', (e) => [e.hold, e.reason, JSON.stringify(e.selector)]],
-        ['Holds released', 'hold_released', (e) => [e.hold, '', '']],
-        ['Erasures requested', 'erasure_requested', (e) => [e.subject, '', '']],
-        ['Erasures', 'erasure', (e) => [e.subject, `${e.records_erased} records`, '']],
+        ['Holds placed', 'hold_placed', ['hold', 'reason', 'selector'], (e) => [e.hold, e.reason, JSON.stringify(e.selector)]],
+        ['Holds released', 'hold_released', ['hold'], (e) => [e.hold]],
+        ['Erasures requested', 'erasure_requested', ['data subject'], (e) => [e.subject]],
+        ['Erasures', 'erasure', ['data subject', 'records erased'], (e) => [e.subject, e.records_erased]],
       ];
-      for (const [title, kind, cells] of sections) {
+      for (const [title, kind, headers, cells] of sections) {
         const log = await auditLog(s.tenant, { kind });
         const rows = [];
         for (const line of log.lines) {
@@ -418,7 +418,7 @@ const pages = {
           setBadge(row, await checkLine(s.tenant, line, log));
           rows.push(row);
         }
-        p.append(el('h3', {}, title), rows.length ? table(['at', '', '', '', 'receipt', 'in the signed log'], rows) : el('p', { class: 'note' }, 'None.'));
+        p.append(el('h3', {}, title), rows.length ? table(['at', ...headers, 'receipt', 'in the signed log'], rows) : el('p', { class: 'note' }, 'None.'));
       }
     } catch (error) {
       p.append(failure(error));
