@@ -86,9 +86,11 @@ const failure = (error) =>
   );
 
 let refresh = null;
+// Each render gets a container of its own: a slow render of a page left behind appends to a
+// detached node, never to the page shown now.
 const page = (title, ...children) => {
-  const p = $('page');
-  p.replaceChildren(el('h2', {}, title), ...children);
+  const p = el('div', {}, el('h2', {}, title), ...children);
+  $('page').replaceChildren(p);
   return p;
 };
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -30,6 +30,8 @@ const CSP = "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ance
 /** Read once at start: the set of servable names is fixed, so no path can name another file. */
 const loadFiles = (): ReadonlyMap<string, { body: Buffer; type: string }> => {
   const files = new Map<string, { body: Buffer; type: string }>();
+  // A checkout or image without the console still serves the API; /console then answers 404.
+  if (!existsSync(CONSOLE_DIR)) return files;
   for (const name of readdirSync(CONSOLE_DIR)) {
     const type = TYPES[name.slice(name.lastIndexOf('.'))];
     if (type && /^[a-z0-9-]+\.[a-z]+$/.test(name)) files.set(name, { body: readFileSync(new URL(name, CONSOLE_DIR)), type });
