@@ -3,7 +3,7 @@
 // the key it was given; every proof and signature is checked here, in the browser
 // (verify.js), against the audit public key, never taken on the service's word. Data is only
 // ever put into the page as text (textContent), never as markup.
-import { checkpointSigned, importPublicKey, lineIncluded, receiptSigned, receiptTextSigned } from './verify.js';
+import { checkpointSigned, fromBase64, importPublicKey, lineIncluded, receiptSigned, receiptTextSigned, verifyConsistency } from './verify.js';
 
 const SESSION = 'custodian.console';
 const $ = (id) => document.getElementById(id);
@@ -135,6 +135,48 @@ const checkpointCard = (log) =>
     badge(log.signed, log.signed ? 'signature verified' : 'signature NOT verified'),
     el('p', { class: 'note' }, `${log.checkpoint.origin} · size ${log.checkpoint.size} · root ${log.checkpoint.root}`),
   );
+
+/**
+ * The log only grows: the last signed checkpoint this tab verified is kept, and the next one
+ * must extend it (an RFC 6962 consistency proof, checked here). A history rewritten or cut
+ * short between two visits turns this red even when every entry shown proves in the new tree.
+ */
+const consistencyCard = async (tenant, log) => {
+  const card = el('p', { id: 'consistency', 'data-state': 'none' });
+  if (!log.signed) return card;
+  const store = `custodian.checkpoint.${tenant}`;
+  let seen = null;
+  try {
+    seen = JSON.parse(sessionStorage.getItem(store) ?? 'null');
+  } catch {
+    seen = null;
+  }
+  const cp = log.checkpoint;
+  const verdict = async () => {
+    if (!seen || !(await checkpointSigned(await auditKey(), seen)) || seen.origin !== cp.origin || seen.size === 0) return null;
+    if (seen.size > cp.size) return { ok: false, reason: `the log shrank from ${seen.size} to ${cp.size} entries` };
+    try {
+      const proof = await get(`/v1/tenants/${enc(tenant)}/audit/proof?from=${seen.size}&to=${cp.size}`);
+      const path = (proof.proof ?? []).map(fromBase64);
+      if (path.some((x) => x === null)) return { ok: false, reason: 'the proof is not base64' };
+      const ok = await verifyConsistency(seen.size, cp.size, path, fromBase64(seen.root), fromBase64(cp.root));
+      return { ok, reason: ok ? '' : 'this tree does not extend the one seen before: history was rewritten' };
+    } catch (error) {
+      return { ok: false, reason: `no consistency proof: ${error.message}` };
+    }
+  };
+  const result = await verdict();
+  if (result) {
+    card.replaceChildren(
+      badge(result.ok, result.ok ? 'consistent' : 'NOT consistent'),
+      ` with the checkpoint this tab verified before (size ${seen.size})${result.ok ? '' : `: ${result.reason}`}.`,
+    );
+    card.dataset.state = result.ok ? 'consistent' : 'inconsistent';
+  }
+  // A tree that failed to extend the one seen is not taken as the new reference.
+  if (!result || result.ok) sessionStorage.setItem(store, JSON.stringify(cp));
+  return card;
+};
 
 /** Rows whose badge turns green or red once its proof is checked; answers how many verified. */
 const verifyRows = async (tenant, log, items, onResult) => {
@@ -312,7 +354,7 @@ const pages = {
     try {
       const log = await auditLog(s.tenant, filters);
       const summary = el('p', { id: 'audit-summary', 'data-state': 'checking' }, `Checking ${log.lines.length} entries…`);
-      p.append(checkpointCard(log), summary);
+      p.append(checkpointCard(log), await consistencyCard(s.tenant, log), summary);
       const items = log.lines.map((line) => {
         let e = {};
         try {

@@ -144,6 +144,8 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
   it('filters select entries, and those verify too', async () => {
     const summary = await openAudit('#/audit?kind=write');
     expect(summary.state).toBe('verified');
+    // The same tree as the visit before: consistent with the checkpoint this tab kept.
+    expect(await page.getAttribute('#consistency', 'data-state')).toBe('consistent');
     expect(summary.total).toBe(3);
     expect(await page.$$eval('tr[data-kind]', (rows) => rows.every((r) => r.getAttribute('data-kind') === 'write'))).toBe(true);
   });
@@ -224,6 +226,28 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
     expect(await check(changed)).toBe('refused');
     expect(await page.textContent('#receipt-result')).toContain('RECEIPT REFUSED');
     await shot('receipt-refused');
+  });
+
+  it('a tab remembers the signed checkpoint it verified: a grown log is consistent with it, a rewritten one is not', async () => {
+    await signIn(ADMIN_KEY);
+    const first = await openAudit();
+    expect(await page.getAttribute('#consistency', 'data-state')).toBe('none');
+    expect((await svc.admin('POST', '/v1/tenants/acme/holds', { selector: { data_subject: 'user:yan' }, reason: 'more history' })).status).toBe(201);
+    await svc.runner.catchUp();
+    head = await svc.lastPosition();
+    const grown = await openAudit();
+    expect(grown.total).toBeGreaterThan(first.total);
+    expect(await page.getAttribute('#consistency', 'data-state')).toBe('consistent');
+    // Rewrite history below the remembered tree: the largest stored subtree at the left edge.
+    const rewritten = await svc.pool.query(
+      `UPDATE rm_audit_nodes SET hash = sha256(hash)
+        WHERE tenant = 'acme' AND idx = 0 AND level = (SELECT max(level) FROM rm_audit_nodes WHERE tenant = 'acme' AND idx = 0)`,
+    );
+    expect(rewritten.rowCount).toBe(1);
+    await openAudit();
+    expect(await page.getAttribute('#consistency', 'data-state')).toBe('inconsistent');
+    expect(await page.textContent('#consistency')).toContain('NOT consistent');
+    await shot('audit-rewritten');
   });
 
   it('raised no script error, and the log did not move: the console only reads', async () => {
