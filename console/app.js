@@ -273,27 +273,33 @@ const pages = {
       p.append(form);
       if (!plugin) return p.append(el('p', {}, 'No plugin is installed.'));
       const { records } = await get(`/v1/tenants/${enc(tenant)}/console/records?plugin=${enc(plugin)}${scope ? `&scope=${enc(scope)}` : ''}`);
-      p.append(
-        table(
-          ['scope', 'key', 'version', 'state', 'kind', 'writer job', 'writer agent', 'labels', 'ends', 'written'],
-          records.map((r) =>
-            el(
-              'tr',
-              { 'data-record': `${r.scope}#${r.key}#${r.version}` },
-              el('td', {}, r.scope),
-              el('td', {}, r.key),
-              el('td', {}, r.version),
-              el('td', {}, r.closed ? `${r.state} (closed)` : r.state),
-              el('td', {}, r.kind),
-              el('td', {}, r.writer_job),
-              el('td', {}, r.writer_agent),
-              el('td', {}, Array.isArray(r.labels) ? r.labels.join(', ') : ''),
-              el('td', {}, r.ends_at > 0 ? time(r.ends_at) : ''),
-              el('td', {}, time(r.created_ms)),
+      // One table per scope; within it each record's versions, newest first (its history).
+      const scopes = new Map();
+      for (const r of records) scopes.set(r.scope, [...(scopes.get(r.scope) ?? []), r]);
+      for (const [name, rows] of scopes)
+        p.append(
+          el('h3', { 'data-scope': name }, `Scope ${name}`),
+          table(
+            ['key', 'version', 'state', 'kind', 'writer job', 'writer agent', 'labels', 'ends', 'written'],
+            rows.map((r, i) =>
+              el(
+                'tr',
+                { 'data-record': `${r.scope}#${r.key}#${r.version}`, class: i > 0 && rows[i - 1].key === r.key ? 'older' : 'newest' },
+                el('td', {}, i > 0 && rows[i - 1].key === r.key ? '' : r.key),
+                el('td', {}, r.version),
+                el('td', {}, r.closed ? `${r.state} (closed)` : r.state),
+                el('td', {}, r.kind),
+                el('td', {}, r.writer_job),
+                el('td', {}, r.writer_agent),
+                el('td', {}, Array.isArray(r.labels) ? r.labels.join(', ') : ''),
+                el('td', {}, r.ends_at > 0 ? time(r.ends_at) : ''),
+                el('td', {}, time(r.created_ms)),
+              ),
             ),
           ),
-        ),
-        el('p', { class: 'note' }, `${records.length} versions.`),
+        );
+      p.append(
+        el('p', { class: 'note' }, `${records.length} versions${records.length === 0 ? '' : ` in ${scopes.size} scope${scopes.size === 1 ? '' : 's'}`}.`),
       );
     } catch (error) {
       p.append(failure(error));
