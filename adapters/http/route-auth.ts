@@ -39,6 +39,9 @@ export interface AgentPrincipal {
 export type AgentKeyResolver = (authorization: string | undefined) => Promise<AgentPrincipal | null>;
 /** The tenant an auditor key reads for; null for a key that is unknown, wrong or revoked. */
 export type AuditorKeyResolver = (authorization: string | undefined) => Promise<{ readonly tenant: string; readonly keyId: string } | null>;
+// Short names keep the signature of `authorise` on one line.
+type Req = FastifyRequest;
+type Rep = FastifyReply;
 
 const agentPrincipals = new WeakMap<FastifyRequest, AgentPrincipal>();
 /** The agent an `agent-key` route's request was admitted for (set by `authorise`, never by the caller). */
@@ -87,38 +90,37 @@ export const adminScope =
  * Admin routes of the admin scope are left to its hook; an admin route declared outside it
  * is checked here, so no admin route ever goes unchecked.
  */
-export const authorise =
-  (adminKey: string, resolveAgentKey?: AgentKeyResolver, resolveAuditorKey?: AuditorKeyResolver) => async (req: FastifyRequest, reply: FastifyReply) => {
-    // The not-found handler serves nothing; it answers 404 whoever asks.
-    if (req.is404) return;
-    const kind = req.routeOptions.config.auth;
-    if (kind === 'public') return;
-    if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
-    // The ticket itself is resolved by the records route's own gate, which also answers
-    // with the job's purpose; here only its absence is refused.
-    if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
-    if (kind === 'agent-key' && resolveAgentKey) {
-      const principal = await resolveAgentKey(req.headers.authorization);
-      if (principal) {
-        agentPrincipals.set(req, principal);
-        return;
-      }
-      closeIfBodyPending(req, reply);
-      return reply
-        .code(401)
-        .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
-    }
-    if (kind === 'auditor-key' && resolveAuditorKey) {
-      if (adminKeyMatches(req.headers.authorization, adminKey)) return;
-      const principal = await resolveAuditorKey(req.headers.authorization);
-      // Tenant-bound: the key reads the tenant it was issued for, under no other path.
-      const tenant = (req.params as Record<string, unknown> | undefined)?.t;
-      if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;
-      closeIfBodyPending(req, reply);
-      return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key or a live auditor key of this tenant as Authorization: Bearer <key>' });
+export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver, resolveAuditorKey?: AuditorKeyResolver) => async (req: Req, reply: Rep) => {
+  // The not-found handler serves nothing; it answers 404 whoever asks.
+  if (req.is404) return;
+  const kind = req.routeOptions.config.auth;
+  if (kind === 'public') return;
+  if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
+  // The ticket itself is resolved by the records route's own gate, which also answers
+  // with the job's purpose; here only its absence is refused.
+  if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
+  if (kind === 'agent-key' && resolveAgentKey) {
+    const principal = await resolveAgentKey(req.headers.authorization);
+    if (principal) {
+      agentPrincipals.set(req, principal);
+      return;
     }
     closeIfBodyPending(req, reply);
-    if (kind === 'admin') return refuseAdmin(req, reply);
-    if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
-    return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
-  };
+    return reply
+      .code(401)
+      .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
+  }
+  if (kind === 'auditor-key' && resolveAuditorKey) {
+    if (adminKeyMatches(req.headers.authorization, adminKey)) return;
+    const principal = await resolveAuditorKey(req.headers.authorization);
+    // Tenant-bound: the key reads the tenant it was issued for, under no other path.
+    const tenant = (req.params as Record<string, unknown> | undefined)?.t;
+    if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;
+    closeIfBodyPending(req, reply);
+    return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key or a live auditor key of this tenant as Authorization: Bearer <key>' });
+  }
+  closeIfBodyPending(req, reply);
+  if (kind === 'admin') return refuseAdmin(req, reply);
+  if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
+  return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
+};
