@@ -9,6 +9,7 @@ COPY commands ./commands
 COPY queries ./queries
 COPY projections ./projections
 COPY adapters ./adapters
+COPY console ./console
 COPY tsconfig.json ./
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=41873 CUSTODIAN_DATA_DIR=/data
 RUN mkdir -p /data && chown node:node /data

@@ -44,6 +44,7 @@ import type { KafkaSettings } from './bus/kafka/client.ts';
 import { startKafkaRelay } from './bus/kafka/relay.ts';
 import { collectionsService } from '../commands/collections.ts';
 import { agentKeyCommands } from '../commands/collections-keys.ts';
+import { auditorKeyCommands } from '../commands/auditor-keys.ts';
 import type { Relay } from './bus/relay.ts';
 
 export interface ServiceOptions {
@@ -189,6 +190,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p) }),
       auditPublicKey: publicPem(o.auditKey),
       audit: auditQueries(db, o.auditKey),
+      auditors: auditorKeyCommands(store, () => clock.now()),
       agent: {
         collections: collectionsService({ store, keys: keystore, now: () => clock.now() }),
         keys: agentKeyCommands(store, () => clock.now()),

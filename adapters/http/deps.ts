@@ -12,6 +12,7 @@ import type { ComplianceDepsHttp } from './routes/compliance.ts';
 import type { AuditQueries } from '../../queries/audit.ts';
 import type { RevocationCommands } from '../../commands/revocations.ts';
 import type { AgentDeps } from './routes/agent.ts';
+import type { AuditorKeyCommands } from '../../commands/auditor-keys.ts';
 
 export interface HttpDeps {
   readonly store: EventStore;
@@ -37,4 +38,6 @@ export interface HttpDeps {
   readonly auditPublicKey: string;
   /** Agent records and agent keys (SPEC §12); absent, their routes are not served. */
   readonly agent?: AgentDeps;
+  /** Auditor keys (SPEC §14): the audit routes take them, tenant-bound, beside the admin key. */
+  readonly auditors: AuditorKeyCommands;
 }

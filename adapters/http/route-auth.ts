@@ -8,8 +8,9 @@ import { adminKeyMatches } from './auth.ts';
  * the route the router matched, never on the raw target, so no spelling of a path
  * (percent-encoding, absolute form) can reach a route without its credential. `agent-key`
  * routes pass only with a live agent key (SPEC §12), resolved here to its tenant and agent.
- * `auditor-key` is reserved for a credential not built yet: until it is, a route declaring it
- * is refused like one declaring nothing.
+ * `auditor-key` routes (`AUDITOR`: the audit stream, checkpoints, proofs, receipts) pass with
+ * the admin key or a live auditor key of the tenant the path names (`:t`); a server built
+ * without an auditor-key resolver refuses them like a route declaring nothing.
  */
 export type AuthKind = 'public' | 'admin' | 'ticket' | 'agent-key' | 'auditor-key';
 
@@ -26,6 +27,8 @@ export const PUBLIC = { auth: 'public' } as const;
 export const ADMIN = { auth: 'admin' } as const;
 export const TICKET = { auth: 'ticket', deferBodyErrors: true } as const;
 export const AGENT_KEY = { auth: 'agent-key' } as const;
+/** Read-only, tenant-bound: the admin key, or an auditor key of the tenant in the path. Declared only by the routes an auditor may read. */
+export const AUDITOR = { auth: 'auditor-key' } as const;
 
 /** Who an agent key speaks for; null for a key that is unknown, wrong or revoked. */
 export interface AgentPrincipal {
@@ -34,6 +37,11 @@ export interface AgentPrincipal {
   readonly keyId: string;
 }
 export type AgentKeyResolver = (authorization: string | undefined) => Promise<AgentPrincipal | null>;
+/** The tenant an auditor key reads for; null for a key that is unknown, wrong or revoked. */
+export type AuditorKeyResolver = (authorization: string | undefined) => Promise<{ readonly tenant: string; readonly keyId: string } | null>;
+// Short names keep the signature of `authorise` on one line.
+type Req = FastifyRequest;
+type Rep = FastifyReply;
 
 const agentPrincipals = new WeakMap<FastifyRequest, AgentPrincipal>();
 /** The agent an `agent-key` route's request was admitted for (set by `authorise`, never by the caller). */
@@ -82,7 +90,7 @@ export const adminScope =
  * Admin routes of the admin scope are left to its hook; an admin route declared outside it
  * is checked here, so no admin route ever goes unchecked.
  */
-export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver) => async (req: FastifyRequest, reply: FastifyReply) => {
+export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver, resolveAuditorKey?: AuditorKeyResolver) => async (req: Req, reply: Rep) => {
   // The not-found handler serves nothing; it answers 404 whoever asks.
   if (req.is404) return;
   const kind = req.routeOptions.config.auth;
@@ -101,6 +109,15 @@ export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver) 
     return reply
       .code(401)
       .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
+  }
+  if (kind === 'auditor-key' && resolveAuditorKey) {
+    if (adminKeyMatches(req.headers.authorization, adminKey)) return;
+    const principal = await resolveAuditorKey(req.headers.authorization);
+    // Tenant-bound: the key reads the tenant it was issued for, under no other path.
+    const tenant = (req.params as Record<string, unknown> | undefined)?.t;
+    if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;
+    closeIfBodyPending(req, reply);
+    return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key or a live auditor key of this tenant as Authorization: Bearer <key>' });
   }
   closeIfBodyPending(req, reply);
   if (kind === 'admin') return refuseAdmin(req, reply);

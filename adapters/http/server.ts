@@ -17,6 +17,8 @@ import { filesRoutes } from './routes/files.ts';
 import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { auditorKeyRoutes } from './routes/auditor-keys.ts';
+import { consoleAdminRoutes, consoleRoutes } from './routes/console.ts';
 import { recordsRoutes } from './routes/records.ts';
 import { agentKeyRoutes, agentRoutes } from './routes/agent.ts';
 import { clockRoutes, systemRoutes } from './routes/system.ts';
@@ -79,7 +81,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
   // Order matters: the target's form first, then the matched route's credential, both
   // before any body is read.
   app.addHook('onRequest', checkRequestTarget);
-  app.addHook('onRequest', authorise(deps.adminKey, deps.agent?.keys.resolve));
+  app.addHook('onRequest', authorise(deps.adminKey, deps.agent?.keys.resolve, deps.auditors.resolve));
   // Query strings and path parameters go through the same hygiene as bodies.
   app.addHook('preValidation', async (req) => {
     const bad = hygieneRefusal(req.params, 'params') ?? hygieneRefusal(req.query, 'query');
@@ -101,7 +103,12 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Custodian', version: '0.1.0', description: 'Versioned plugin records and the authority agent jobs run under.' },
-      components: { securitySchemes: { admin: { type: 'http', scheme: 'bearer', description: 'The admin key' } } },
+      components: {
+        securitySchemes: {
+          admin: { type: 'http', scheme: 'bearer', description: 'The admin key' },
+          auditor: { type: 'http', scheme: 'bearer', description: "An auditor key: reads its tenant's audit stream, checkpoints, proofs and receipts" },
+        },
+      },
     },
     transform: jsonSchemaTransform,
   });
@@ -114,11 +121,15 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
       jobRoutes(admin, deps);
       startupRoutes(admin, deps);
       complianceRoutes(admin, deps.compliance);
-      auditRoutes(admin, { audit: deps.audit, db: deps.db });
+      auditorKeyRoutes(admin, { auditors: deps.auditors, settle: (p) => deps.runner.waitFor(p) });
+      consoleAdminRoutes(admin, { store: deps.store, db: deps.db, runner: deps.runner, now: Date.now });
       clockRoutes(admin, deps);
       if (deps.agent) agentKeyRoutes(admin, deps.agent);
     }),
   );
+  // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).
+  auditRoutes(app, { audit: deps.audit, db: deps.db });
+  consoleRoutes(app);
   recordsRoutes(app, deps.records);
   filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
   resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });

@@ -5,8 +5,9 @@ import { recordEventSchemas, type RecordEvent } from '../records/events.ts';
 import { retentionEventSchemas, type RetentionEvent } from '../retention/events.ts';
 import { fileEventSchemas, type FileEvent } from '../files/events.ts';
 import { collectionEventSchemas, type CollectionsFeatureEvent } from '../collections/events.ts';
+import { auditorEventSchemas, type AuditorKeyEvent } from '../auditors/keys.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
 export const eventRegistry = makeRegistry<DomainEvent>([
@@ -16,4 +17,5 @@ export const eventRegistry = makeRegistry<DomainEvent>([
   ...retentionEventSchemas,
   ...fileEventSchemas,
   ...collectionEventSchemas,
+  ...auditorEventSchemas,
 ]);

@@ -223,7 +223,7 @@ describe('fuzz: every route, hostile input', () => {
       const { text, type } = route.method === 'GET' || route.method === 'HEAD' ? (rand() < 0.9 ? {} : bodyFor(routeKey, limit)) : bodyFor(routeKey, limit);
       const headers: Record<string, string> = {};
       if (type && text !== undefined) headers['content-type'] = type;
-      if (route.auth === 'admin') headers.authorization = `Bearer ${ADMIN_KEY}`;
+      if (route.auth === 'admin' || route.auth === 'auditor-key') headers.authorization = `Bearer ${ADMIN_KEY}`;
       if (route.auth === 'ticket') headers.authorization = `Bearer ${await liveTicket()}`;
       const before = await svc.lastPosition();
       const res = await svc.http.inject({ method: route.method as 'GET', url, headers, ...(text !== undefined ? { payload: text } : {}) });

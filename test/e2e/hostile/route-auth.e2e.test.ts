@@ -26,6 +26,11 @@ const PUBLIC_ROUTES = [
   'HEAD /metrics',
   'GET /v1/audit-key',
   'HEAD /v1/audit-key',
+  // The console's static files (SPEC §14): they hold no data; its calls carry the key it is given.
+  'GET /console',
+  'HEAD /console',
+  'GET /console/:file',
+  'HEAD /console/:file',
 ];
 
 beforeAll(async () => {
@@ -143,7 +148,8 @@ describe('authorisation is decided on the matched route, deny by default', () =>
       const body = BODIES[`${route.method} ${route.url}`] ?? {};
       const targets: [string, string][] = [['as registered', path], ...spellings(path, svc.url)];
       for (const [how, target] of targets) {
-        for (const credential of [null, 'wrong-key', `${ADMIN_KEY}x`, ...(route.auth === 'admin' ? [] : [ADMIN_KEY])]) {
+        // The admin key is a credential of admin routes and of the read-only auditor routes.
+        for (const credential of [null, 'wrong-key', `${ADMIN_KEY}x`, ...(route.auth === 'admin' || route.auth === 'auditor-key' ? [] : [ADMIN_KEY])]) {
           const r = await send(route.method, target, route.auth, credential, body);
           tried++;
           if (!refusedAtTheEdge(r, route.method, route.auth))
@@ -164,7 +170,7 @@ describe('authorisation is decided on the matched route, deny by default', () =>
     expect(created.status).toBe(201);
   });
 
-  it('a route that declares nothing, or a credential not built yet, is refused', async () => {
+  it('a route that declares nothing, or a credential the server was built without a resolver for, is refused', async () => {
     const app = Fastify();
     app.addHook('onRequest', authorise('k'));
     let reached = 0;
