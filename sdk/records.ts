@@ -109,7 +109,8 @@ const memoryTransport = () => {
   };
   return {
     declare: (d: ReturnType<typeof declarationOf>) => ok(service.declare(t, a, d)).then(() => undefined),
-    put: (c: string, id: string, value: unknown, started: number | null) => ok(service.put(t, a, c, id, value, started)).then(() => undefined),
+    collections: () => service.collections(t, a),
+    put: (c: string, id: string, value: unknown, started: number | null): Promise<Omit<RecordEntry, 'value'>> => ok(service.put(t, a, c, id, value, started)),
     get: (c: string, id: string) => ok(service.get(t, a, c, id)).then((e) => e?.value ?? null),
     query: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }) =>
       ok(service.query(t, a, c, where as never, page)),
@@ -127,6 +128,12 @@ export const memoryRecordsStore = (): MemoryRecordsStore => {
   sharedStores.set(store, memoryTransport());
   return store;
 };
+
+/**
+ * The agent records API of a service, call by call, with no declaration of its own: for a
+ * program that serves another's calls (`custodian mcp`). Refusals throw as `createRecords` does.
+ */
+export const recordsClient = (url: string, key: string): Transport => httpTransport(url, key);
 
 const httpTransport = (url: string, key: string): Transport => {
   const base = url.replace(/\/+$/, '');
@@ -156,9 +163,8 @@ const httpTransport = (url: string, key: string): Transport => {
     declare: async (d) => {
       await call('PUT', '/v1/agent/collections', { collections: Object.fromEntries(d.map((c) => [c.name, { people: c.people, fields: c.fields }])) });
     },
-    put: async (c, id, value, started) => {
-      await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) });
-    },
+    collections: async () => (await call('GET', '/v1/agent/collections')).json.collections as string[],
+    put: async (c, id, value, started) => (await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) })).json as never,
     get: async (c, id) => {
       const r = await call('GET', rec(c, id));
       return r.status === 404 ? null : ((r.json.value as JsonObject) ?? null);
@@ -204,7 +210,7 @@ export const createRecords = (options: RecordsOptions): Records => {
       after(async () => {
         const plain = plainValue(value);
         if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) fail('records: value is not a JSON object: put a plain object');
-        return transport.put(collection, id, plain, opts?.startedMs ?? null);
+        await transport.put(collection, id, plain, opts?.startedMs ?? null);
       }),
     get: <T>(collection: string, id: string) => after(() => transport.get(collection, id) as Promise<T | null>),
     query: <T>(collection: string, where: Record<string, unknown> = {}, page: { limit?: number; after?: Pick<RecordEntry, 'createdAt' | 'id'> } = {}) =>
