@@ -291,6 +291,22 @@ export const collectionsService = (deps: CollectionsDeps) => {
       return exportWith(tenant, agent, null, (out) => ({ answer: out, returned: out }));
     },
 
+    /**
+     * The export one record at a time, so no answer holds every value at once. Which records
+     * is fixed under the stream's lock, and the read is audited with their ids before the
+     * first is opened; one whose key a forget shreds meanwhile is left out (its id audited).
+     */
+    async exportStream(tenant: string, agent: string): Promise<AsyncIterable<Exported>> {
+      const kept = await look(tenant, agent, (state) => [...state.records.values()].sort(byAge));
+      await audited(tenant, agent, 'export', null, kept, null);
+      return (async function* () {
+        for (const r of kept) {
+          const e = await open(tenant, agent, r);
+          if (e) yield { collection: r.collection, ...e };
+        }
+      })();
+    },
+
     /** The export answered fitted (SPEC §13) from `after` on: whole records, as many as fit. */
     async exportFitted(tenant: string, agent: string, after: After | null, ask: FitAsk): Promise<FittedEntries<Exported> & { next: After | null }> {
       return exportWith(tenant, agent, after, (out) => {

@@ -1,9 +1,10 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { AgentKeyCommands } from '../../../commands/collections-keys.ts';
-import { exportText, type CollectionsService, type Exported } from '../../../commands/collections.ts';
+import { exportText, type CollectionsService } from '../../../commands/collections.ts';
 import { fitAsked, type FitAsk } from '../../../domain/collections/fit.ts';
 import { CAP } from '../../../domain/fit/bounds.ts';
 import { VIEWS, type View } from '../../../domain/fit/types.ts';
@@ -96,13 +97,20 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
     );
 };
 
-const exportLines = (reply: FastifyReply, records: readonly Exported[]) => reply.type('application/x-ndjson').send(exportText(records));
-
 /** An export as JSON Lines, fitted when asked (SPEC §13: the fit note on a last line of its own). */
 const answerExport = async (reply: FastifyReply, collections: CollectionsService, tenant: string, agent: string, q: z.infer<typeof ExportQuery>) => {
   const ask = askOf(q);
   const after = afterOf(q.after);
-  if (!fitAsked(ask) && after === null) return exportLines(reply, await collections.export(tenant, agent));
+  if (!fitAsked(ask) && after === null) {
+    const records = await collections.exportStream(tenant, agent);
+    return reply.type('application/x-ndjson').send(
+      Readable.from(
+        (async function* () {
+          for await (const r of records) yield exportText([r]);
+        })(),
+      ),
+    );
+  }
   const fitted = await collections.exportFitted(tenant, agent, after, ask);
   const last = { fit: fitted.fit, ...(fitted.more ? { more: true, next: `${fitted.next!.createdAt}:${fitted.next!.id}` } : {}) };
   return reply.type('application/x-ndjson').send(`${exportText(fitted.entries)}${JSON.stringify(last)}\n`);

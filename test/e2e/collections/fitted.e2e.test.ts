@@ -47,6 +47,16 @@ describe('fitted agent answers', () => {
     expect(exported.every((l) => 'collection' in l && !('fit' in l))).toBe(true);
   });
 
+  it('the export without fitting is streamed a record at a time (chunked, no length), oldest first, and audited', async () => {
+    const res = await fetch(`${service.url}/v1/agent/export`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(res.headers.get('content-length')).toBeNull();
+    const ids = lines(await res.text()).map((l) => l.id);
+    expect(ids).toEqual(Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`));
+    const reads = await service.store.readStream('agentreads:acme:fitter');
+    expect(reads.at(-1)!.data).toMatchObject({ op: 'export', records: ids.map((id) => ({ collection: 'notes', id })) });
+  });
+
   it('a query with a budget keeps whole records, says more with a next that continues without skipping or repeating', async () => {
     const seen: string[] = [];
     let after: unknown;
