@@ -138,11 +138,16 @@ export const recordsClient = (url: string, key: string): Transport => httpTransp
 const httpTransport = (url: string, key: string): Transport => {
   const base = url.replace(/\/+$/, '');
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      return fail(`records: the service at ${base} could not be reached (${(error as Error).message}): start it, or give the right url`);
+    }
     const text = await res.text();
     let json: Record<string, unknown> = {};
     try {

@@ -92,6 +92,22 @@ describe('custodian mcp', () => {
     expect(JSON.parse((await call('records_query', { collection: 'questions' })).text)).toEqual({ entries: [] });
   });
 
+  it('a service that cannot be reached is a tool error saying so, not a crash of the server', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+    const lost = new Client({ name: 'custodian-test', version: '1.0.0' });
+    await lost.connect(
+      new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--url', 'http://127.0.0.1:1', '--agent-key', key], env, stderr: 'ignore' }),
+    );
+    try {
+      const r = await lost.callTool({ name: 'records_collections', arguments: {} });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toMatch(/^records: the service at http:\/\/127\.0\.0\.1:1 could not be reached \(.+\): start it, or give the right url$/);
+      expect((await lost.listTools()).tools).toHaveLength(7);
+    } finally {
+      await lost.close();
+    }
+  });
+
   it('refuses to start without an agent key', async () => {
     const env = { ...process.env, CUSTODIAN_AGENT_KEY: '' };
     const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
