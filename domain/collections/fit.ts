@@ -84,7 +84,8 @@ export const fitEntries = <E extends FitEntry>(
   const budget = normalBudget(ask.budget);
   const bounds = boundsOf({ ...(budget === undefined ? {} : { budget }) });
   const keys = keysOf(ask.query);
-  const size = measure(text(all)).tokens;
+  // Record by record: an export of 10,000 values of 64 KiB is never written out as one text.
+  const size = all.length <= 100 ? measure(text(all)).tokens : all.reduce((sum, e) => sum + measure(text([e])).tokens, 0);
   const first = ask.view ?? (keys.length > 0 ? 'section' : 'full');
   const reasons: string[] = [];
   for (const view of [...VIEWS].reverse().slice(VIEWS.length - 1 - VIEWS.indexOf(first))) {

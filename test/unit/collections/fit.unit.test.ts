@@ -79,6 +79,14 @@ describe('fitting an agent page (SPEC §13)', () => {
     expect(fitted.fit.omitted).toContain('as view "stub" was asked for');
   });
 
+  it('given more records than a page (an export), then the size is still the whole estimate, within 2%', () => {
+    const many = Array.from({ length: 150 }, (_, i) => page[i % page.length]!).map((e, i) => ({ ...e, id: `m${i}` }));
+    const lines = (shown: readonly unknown[]) => shown.map((e) => `${JSON.stringify(e)}\n`).join('');
+    const fitted = fitEntries(many, { budget: 1_000 }, lines, 'the export');
+    expect(Math.abs(fitted.fit.size - weigh(lines(many)))).toBeLessThanOrEqual(weigh(lines(many)) * 0.02);
+    expect(fitted.more).toBe(true);
+  });
+
   it('property: whatever the budget, the answer keeps whole records in order and breaks no bound, else it is the stub', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 30 }), (budget, count) => {
