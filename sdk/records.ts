@@ -10,6 +10,8 @@ import { checkDeclaration } from '../domain/collections/decide.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { initialAgentState } from '../domain/collections/state.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
+import type { FitAsk } from '../domain/collections/fit.ts';
+import type { FitNote } from '../domain/fit/types.ts';
 
 export { RECORD_LIMITS };
 
@@ -23,6 +25,14 @@ export interface RecordEntry<T = Record<string, unknown>> {
   readonly value: T;
   readonly createdAt: number;
   readonly updatedAt: number;
+}
+
+/** A fitted query's answer: whole records as many as fit (a stub has no value), the fit note, and where to read on. */
+export interface FittedQuery {
+  readonly entries: (Omit<RecordEntry, 'value'> & { readonly value?: Record<string, unknown> })[];
+  readonly fit: FitNote;
+  readonly more: boolean;
+  readonly next: Pick<RecordEntry, 'createdAt' | 'id'> | null;
 }
 
 export interface ExportedRecord extends RecordEntry {
@@ -114,6 +124,9 @@ const memoryTransport = () => {
     get: (c: string, id: string) => ok(service.get(t, a, c, id)).then((e) => e?.value ?? null),
     query: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }) =>
       ok(service.query(t, a, c, where as never, page)),
+    /** A query answered fitted (SPEC §13): `{entries, fit, more, next}`. */
+    queryFitted: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }, ask: FitAsk) =>
+      ok(service.queryFitted(t, a, c, where as never, page, ask)) as Promise<FittedQuery>,
     delete: (c: string, id: string) => ok(service.delete(t, a, c, id)).then((r) => r.deleted),
     forget: (person: string, also: readonly string[]) => ok(service.forget(t, a, person, also)).then((r) => r.deleted),
     export: () => service.export(t, a),
@@ -178,6 +191,8 @@ const httpTransport = (url: string, key: string): Transport => {
       const r = await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page });
       return r.json.entries as never;
     },
+    queryFitted: async (c, where, page, ask) =>
+      (await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page, ...ask })).json as never,
     delete: async (c, id) => (await call('DELETE', rec(c, id))).json.deleted === true,
     forget: async (person, also) => (await call('POST', '/v1/agent/forget', { person, also })).json.deleted as number,
     export: async () =>

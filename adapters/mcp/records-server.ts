@@ -1,6 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { fitAsked } from '../../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../../domain/collections/limits.ts';
+import { CAP } from '../../domain/fit/bounds.ts';
+import { VIEWS, type View } from '../../domain/fit/types.ts';
 import type { recordsClient } from '../../sdk/records.ts';
 
 type Client = ReturnType<typeof recordsClient>;
@@ -71,21 +74,29 @@ export const recordsMcpServer = (client: Client, version: string) => {
     'records_query',
     {
       title: 'Query records',
-      description: `Records of a collection whose declared fields equal every pair of \`where\`, oldest first; at most \`limit\` (default ${RECORD_LIMITS.queryDefault}, at most ${RECORD_LIMITS.queryMax}); for the next page pass the last entry's createdAt and id as \`after\`.`,
+      description:
+        `Records of a collection whose declared fields equal every pair of \`where\`, oldest first; at most \`limit\` (default ${RECORD_LIMITS.queryDefault}, at most ${RECORD_LIMITS.queryMax}); for the next page pass the last entry's createdAt and id as \`after\`. ` +
+        'Give `budget` (tokens) to get only as many whole records as fit, with a `fit` note, `more` and `next` (pass it as `after`); `view` "summary" or "stub" shrinks each record, `query` names the top-level keys to keep ("status, question").',
       inputSchema: {
         collection,
         where: z.record(z.string(), scalar).optional(),
         limit: z.number().int().optional(),
         after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+        view: z.enum(VIEWS as [View, ...View[]]).optional(),
+        budget: z.number().int().min(0).max(CAP).optional(),
+        query: z.string().max(1_000).optional(),
       },
     },
-    async (a) =>
-      answer({
-        entries: await client.query(a.collection, a.where ?? {}, {
-          ...(a.limit === undefined ? {} : { limit: a.limit }),
-          ...(a.after ? { after: a.after } : {}),
-        }),
-      }),
+    async (a) => {
+      const page = { ...(a.limit === undefined ? {} : { limit: a.limit }), ...(a.after ? { after: a.after } : {}) };
+      const ask = {
+        ...(a.view === undefined ? {} : { view: a.view }),
+        ...(a.budget === undefined ? {} : { budget: a.budget }),
+        ...(a.query ? { query: a.query } : {}),
+      };
+      if (fitAsked(ask)) return answer(await client.queryFitted(a.collection, a.where ?? {}, page, ask));
+      return answer({ entries: await client.query(a.collection, a.where ?? {}, page) });
+    },
   );
 
   server.registerTool(

@@ -85,6 +85,24 @@ describe('custodian mcp', () => {
     expect(await service.lastPosition()).toBe(before);
   });
 
+  it('a query with a budget answers fitted: whole records as many as fit, the fit note, more and next', async () => {
+    await call('records_declare', { collections: { long: { fields: ['kind'] } } });
+    for (let i = 0; i < 6; i++)
+      await call('records_put', { collection: 'long', id: `l${i}`, value: { kind: 'k', text: `Long note ${i}. ${'words '.repeat(300)}` } });
+    const first = JSON.parse((await call('records_query', { collection: 'long', where: { kind: 'k' }, budget: 800 })).text);
+    expect(first.fit).toMatchObject({ view: 'full', budget: 800 });
+    expect(first.fit.tokens).toBeLessThanOrEqual(800);
+    expect(first.more).toBe(true);
+    expect(first.entries.length).toBeGreaterThan(0);
+    const rest = JSON.parse((await call('records_query', { collection: 'long', where: { kind: 'k' }, after: first.next })).text);
+    expect([...first.entries, ...rest.entries].map((e: { id: string }) => e.id)).toEqual(['l0', 'l1', 'l2', 'l3', 'l4', 'l5']);
+    const stub = JSON.parse((await call('records_query', { collection: 'long', view: 'stub', limit: 2 })).text);
+    expect(stub.entries).toEqual([
+      { id: 'l0', createdAt: expect.any(Number), updatedAt: expect.any(Number) },
+      { id: 'l1', createdAt: expect.any(Number), updatedAt: expect.any(Number) },
+    ]);
+  });
+
   it('deletes and forgets', async () => {
     await call('records_put', { collection: 'questions', id: 'q2', value: { buyer: 'phone:+15555550101', status: 'waiting' } });
     expect(JSON.parse((await call('records_forget', { person: '+15555550101' })).text)).toEqual({ deleted: 1 });
