@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import { addedFields, agentDecider, checkId, createdAtFor, type CollectionCommand } from '../domain/collections/decide.ts';
 import { agentReadsStream, agentStream, type CollectionDeclaration, type CollectionEvent, type IndexEntry } from '../domain/collections/events.ts';
+import { fitEntries, type FitAsk, type FittedEntries } from '../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { recordsRefusal, noCollection } from '../domain/collections/refusals.ts';
 import type { AgentState, KeptRecord } from '../domain/collections/state.ts';
@@ -19,6 +20,13 @@ export interface CollectionsDeps {
   readonly now: () => number;
   readonly cache?: StateCache<AgentState>;
 }
+
+/** An exported record: an entry and its collection. */
+export type Exported = Entry & { collection: string };
+
+/** An export's JSON Lines, as the service writes them: one record a line, keys in this order. */
+export const exportText = (records: readonly { collection: string; id: string; value?: unknown; createdAt: number; updatedAt: number }[]) =>
+  records.map((e) => `${JSON.stringify({ collection: e.collection, id: e.id, value: e.value, createdAt: e.createdAt, updatedAt: e.updatedAt })}\n`).join('');
 
 export interface Entry {
   readonly id: string;
@@ -95,6 +103,74 @@ export const collectionsService = (deps: CollectionsDeps) => {
   const index = (tenant: string, value: JsonObject, people: readonly string[], fields: readonly string[]): IndexEntry[] =>
     indexTexts(value, people, fields).map((e) => ({ field: e.field, digest: digest(tenant, e.text) }));
 
+  /** A query's page, shaped by `shape` before the read is audited, so the audit names exactly the ids answered. */
+  const queryWith = async <T>(
+    tenant: string,
+    agent: string,
+    collection: string,
+    where: Readonly<Record<string, Json>>,
+    page: { limit?: number; after?: After },
+    shape: (entries: Entry[]) => { answer: T; returned: readonly { id: string }[] },
+  ): Result<T> => {
+    const limit = page.limit ?? RECORD_LIMITS.queryDefault;
+    if (!Number.isInteger(limit) || limit < 1 || limit > RECORD_LIMITS.queryMax)
+      return E.left(recordsRefusal('invalid', `limit ${limit} is out of range`, `ask for 1 to ${RECORD_LIMITS.queryMax} entries and page with after`));
+    return look(tenant, agent, async (state) => {
+      const declared = state.collections.get(collection);
+      if (!declared) return E.left(noCollection(collection));
+      const wanted: [string, string | null][] = [];
+      for (const [field, v] of Object.entries(where)) {
+        const person = declared.people.includes(field);
+        if (!person && !declared.fields.includes(field))
+          return E.left(recordsRefusal('invalid', `${collection} cannot be queried by ${field}`, 'declare it in fields'));
+        const text = indexText(v, person);
+        wanted.push([field, text === null ? null : digest(tenant, text)]);
+      }
+      // A value the index never holds (null, an object, a number in a people field) matches nothing.
+      if (wanted.some(([, d]) => d === null)) return E.right(shape([]).answer);
+      const after = page.after;
+      const hits = [...state.records.values()]
+        .filter((r) => r.collection === collection && wanted.every(([f, d]) => r.index.get(f) === d))
+        .filter((r) => !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))
+        .sort(byAge)
+        .slice(0, limit);
+      const entries: Entry[] = [];
+      for (const r of hits) {
+        const e = await open(tenant, agent, r);
+        if (e) entries.push(e);
+      }
+      const { answer, returned } = shape(entries);
+      return E.right(
+        await audited(
+          tenant,
+          agent,
+          'query',
+          collection,
+          returned.map((e) => ({ collection, id: e.id })),
+          answer,
+        ),
+      );
+    });
+  };
+
+  /** Every record oldest first (after `after`), shaped before the read is audited. */
+  const exportWith = <T>(
+    tenant: string,
+    agent: string,
+    after: After | null,
+    shape: (out: Exported[]) => { answer: T; returned: readonly { collection: string; id: string }[] },
+  ): Promise<T> =>
+    look(tenant, agent, async (state) => {
+      const out: Exported[] = [];
+      for (const r of [...state.records.values()].sort(byAge)) {
+        if (after && !(r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))) continue;
+        const e = await open(tenant, agent, r);
+        if (e) out.push({ collection: r.collection, ...e });
+      }
+      const { answer, returned } = shape(out);
+      return audited(tenant, agent, 'export', null, returned, answer);
+    });
+
   return {
     async declare(tenant: string, agent: string, collections: readonly CollectionDeclaration[]): Result<{ collections: string[] }> {
       const decided = await run(tenant, agent, async (state) => {
@@ -161,43 +237,23 @@ export const collectionsService = (deps: CollectionsDeps) => {
       where: Readonly<Record<string, Json>> = {},
       page: { limit?: number; after?: After } = {},
     ): Result<Entry[]> {
-      const limit = page.limit ?? RECORD_LIMITS.queryDefault;
-      if (!Number.isInteger(limit) || limit < 1 || limit > RECORD_LIMITS.queryMax)
-        return E.left(recordsRefusal('invalid', `limit ${limit} is out of range`, `ask for 1 to ${RECORD_LIMITS.queryMax} entries and page with after`));
-      return look(tenant, agent, async (state) => {
-        const declared = state.collections.get(collection);
-        if (!declared) return E.left(noCollection(collection));
-        const wanted: [string, string | null][] = [];
-        for (const [field, v] of Object.entries(where)) {
-          const person = declared.people.includes(field);
-          if (!person && !declared.fields.includes(field))
-            return E.left(recordsRefusal('invalid', `${collection} cannot be queried by ${field}`, 'declare it in fields'));
-          const text = indexText(v, person);
-          wanted.push([field, text === null ? null : digest(tenant, text)]);
-        }
-        // A value the index never holds (null, an object, a number in a people field) matches nothing.
-        if (wanted.some(([, d]) => d === null)) return E.right([]);
-        const after = page.after;
-        const hits = [...state.records.values()]
-          .filter((r) => r.collection === collection && wanted.every(([f, d]) => r.index.get(f) === d))
-          .filter((r) => !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))
-          .sort(byAge)
-          .slice(0, limit);
-        const entries: Entry[] = [];
-        for (const r of hits) {
-          const e = await open(tenant, agent, r);
-          if (e) entries.push(e);
-        }
-        return E.right(
-          await audited(
-            tenant,
-            agent,
-            'query',
-            collection,
-            entries.map((e) => ({ collection, id: e.id })),
-            entries,
-          ),
-        );
+      return queryWith(tenant, agent, collection, where, page, (entries) => ({ answer: entries, returned: entries }));
+    },
+
+    /** A query answered fitted (SPEC §13): whole records, as many as fit, `next` to read on. */
+    async queryFitted(
+      tenant: string,
+      agent: string,
+      collection: string,
+      where: Readonly<Record<string, Json>>,
+      page: { limit?: number; after?: After },
+      ask: FitAsk,
+    ): Result<FittedEntries<Entry> & { next: After | null }> {
+      return queryWith(tenant, agent, collection, where, page, (entries) => {
+        const fitted = fitEntries(entries, ask, (shown) => JSON.stringify(shown), `this page of ${collection}`);
+        const last = fitted.entries.at(-1);
+        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : (page.after ?? null)) : null;
+        return { answer: { ...fitted, next }, returned: fitted.entries };
       });
     },
 
@@ -231,14 +287,33 @@ export const collectionsService = (deps: CollectionsDeps) => {
       return E.right({ deleted: forgot.data.records.length });
     },
 
-    async export(tenant: string, agent: string): Promise<(Entry & { collection: string })[]> {
-      return look(tenant, agent, async (state) => {
-        const out: (Entry & { collection: string })[] = [];
-        for (const r of [...state.records.values()].sort(byAge)) {
+    async export(tenant: string, agent: string): Promise<Exported[]> {
+      return exportWith(tenant, agent, null, (out) => ({ answer: out, returned: out }));
+    },
+
+    /**
+     * The export one record at a time, so no answer holds every value at once. Which records
+     * is fixed under the stream's lock, and the read is audited with their ids before the
+     * first is opened; one whose key a forget shreds meanwhile is left out (its id audited).
+     */
+    async exportStream(tenant: string, agent: string): Promise<AsyncIterable<Exported>> {
+      const kept = await look(tenant, agent, (state) => [...state.records.values()].sort(byAge));
+      await audited(tenant, agent, 'export', null, kept, null);
+      return (async function* () {
+        for (const r of kept) {
           const e = await open(tenant, agent, r);
-          if (e) out.push({ collection: r.collection, ...e });
+          if (e) yield { collection: r.collection, ...e };
         }
-        return audited(tenant, agent, 'export', null, out, out);
+      })();
+    },
+
+    /** The export answered fitted (SPEC §13) from `after` on: whole records, as many as fit. */
+    async exportFitted(tenant: string, agent: string, after: After | null, ask: FitAsk): Promise<FittedEntries<Exported> & { next: After | null }> {
+      return exportWith(tenant, agent, after, (out) => {
+        const fitted = fitEntries(out, ask, exportText, "the agent's records");
+        const last = fitted.entries.at(-1);
+        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : after) : null;
+        return { answer: { ...fitted, next }, returned: fitted.entries };
       });
     },
   };

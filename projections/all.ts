@@ -8,6 +8,7 @@ import { revocationsProjection } from './revocations.ts';
 import { retentionProjection } from './retention.ts';
 import { createAuditProjection } from './audit.ts';
 import { tenantsProjection } from './tenants.ts';
+import { collectionsIndexProjection } from './collections-index.ts';
 
 export interface ProjectionDeps {
   readonly sealer: Sealer;
@@ -29,11 +30,12 @@ export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
   dedupeDigestsProjection(deps.sealer),
   revocationsProjection,
   retentionProjection,
+  collectionsIndexProjection,
   // One per runner: it keeps its trees' right edges in memory.
   createAuditProjection(),
 ];
 
-export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention', 'audit'] as const;
+export const projectionNames = ['tenants', 'jobs', 'calls', 'records', 'dedupe-digests', 'revocations', 'retention', 'agent-index', 'audit'] as const;
 
 /**
  * What a Kafka consumer group can build (SPEC §10): the stream-ordered models. The dedupe

@@ -10,6 +10,8 @@ import { checkDeclaration } from '../domain/collections/decide.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { initialAgentState } from '../domain/collections/state.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
+import type { FitAsk } from '../domain/collections/fit.ts';
+import type { FitNote } from '../domain/fit/types.ts';
 
 export { RECORD_LIMITS };
 
@@ -23,6 +25,14 @@ export interface RecordEntry<T = Record<string, unknown>> {
   readonly value: T;
   readonly createdAt: number;
   readonly updatedAt: number;
+}
+
+/** A fitted query's answer: whole records as many as fit (a stub has no value), the fit note, and where to read on. */
+export interface FittedQuery {
+  readonly entries: (Omit<RecordEntry, 'value'> & { readonly value?: Record<string, unknown> })[];
+  readonly fit: FitNote;
+  readonly more: boolean;
+  readonly next: Pick<RecordEntry, 'createdAt' | 'id'> | null;
 }
 
 export interface ExportedRecord extends RecordEntry {
@@ -109,10 +119,14 @@ const memoryTransport = () => {
   };
   return {
     declare: (d: ReturnType<typeof declarationOf>) => ok(service.declare(t, a, d)).then(() => undefined),
-    put: (c: string, id: string, value: unknown, started: number | null) => ok(service.put(t, a, c, id, value, started)).then(() => undefined),
+    collections: () => service.collections(t, a),
+    put: (c: string, id: string, value: unknown, started: number | null): Promise<Omit<RecordEntry, 'value'>> => ok(service.put(t, a, c, id, value, started)),
     get: (c: string, id: string) => ok(service.get(t, a, c, id)).then((e) => e?.value ?? null),
     query: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }) =>
       ok(service.query(t, a, c, where as never, page)),
+    /** A query answered fitted (SPEC §13): `{entries, fit, more, next}`. */
+    queryFitted: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }, ask: FitAsk) =>
+      ok(service.queryFitted(t, a, c, where as never, page, ask)) as Promise<FittedQuery>,
     delete: (c: string, id: string) => ok(service.delete(t, a, c, id)).then((r) => r.deleted),
     forget: (person: string, also: readonly string[]) => ok(service.forget(t, a, person, also)).then((r) => r.deleted),
     export: () => service.export(t, a),
@@ -128,14 +142,25 @@ export const memoryRecordsStore = (): MemoryRecordsStore => {
   return store;
 };
 
+/**
+ * The agent records API of a service, call by call, with no declaration of its own: for a
+ * program that serves another's calls (`custodian mcp`). Refusals throw as `createRecords` does.
+ */
+export const recordsClient = (url: string, key: string): Transport => httpTransport(url, key);
+
 const httpTransport = (url: string, key: string): Transport => {
   const base = url.replace(/\/+$/, '');
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      return fail(`records: the service at ${base} could not be reached (${(error as Error).message}): start it, or give the right url`);
+    }
     const text = await res.text();
     let json: Record<string, unknown> = {};
     try {
@@ -156,9 +181,8 @@ const httpTransport = (url: string, key: string): Transport => {
     declare: async (d) => {
       await call('PUT', '/v1/agent/collections', { collections: Object.fromEntries(d.map((c) => [c.name, { people: c.people, fields: c.fields }])) });
     },
-    put: async (c, id, value, started) => {
-      await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) });
-    },
+    collections: async () => (await call('GET', '/v1/agent/collections')).json.collections as string[],
+    put: async (c, id, value, started) => (await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) })).json as never,
     get: async (c, id) => {
       const r = await call('GET', rec(c, id));
       return r.status === 404 ? null : ((r.json.value as JsonObject) ?? null);
@@ -167,6 +191,8 @@ const httpTransport = (url: string, key: string): Transport => {
       const r = await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page });
       return r.json.entries as never;
     },
+    queryFitted: async (c, where, page, ask) =>
+      (await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page, ...ask })).json as never,
     delete: async (c, id) => (await call('DELETE', rec(c, id))).json.deleted === true,
     forget: async (person, also) => (await call('POST', '/v1/agent/forget', { person, also })).json.deleted as number,
     export: async () =>
@@ -204,7 +230,7 @@ export const createRecords = (options: RecordsOptions): Records => {
       after(async () => {
         const plain = plainValue(value);
         if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) fail('records: value is not a JSON object: put a plain object');
-        return transport.put(collection, id, plain, opts?.startedMs ?? null);
+        await transport.put(collection, id, plain, opts?.startedMs ?? null);
       }),
     get: <T>(collection: string, id: string) => after(() => transport.get(collection, id) as Promise<T | null>),
     query: <T>(collection: string, where: Record<string, unknown> = {}, page: { limit?: number; after?: Pick<RecordEntry, 'createdAt' | 'id'> } = {}) =>

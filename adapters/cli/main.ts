@@ -7,6 +7,7 @@ import { client, print } from './client.ts';
 import { auditCommands } from './audit.ts';
 import { kafkaCommands } from './kafka.ts';
 import { exportAgentRecords } from './records.ts';
+import { serveMcp } from './mcp.ts';
 
 const program = new Command()
   .name('custodian')
@@ -59,6 +60,13 @@ remote(agentRecords.command('export').description("an agent's records as JSON Li
   .requiredOption('--tenant <t>')
   .requiredOption('--agent <a>')
   .action(exportAgentRecords);
+
+program
+  .command('mcp')
+  .description("an agent's records as MCP tools over stdio (SPEC §12)")
+  .option('--agent-key <key>', 'the agent key (CUSTODIAN_AGENT_KEY)')
+  .option('--url <url>', 'the running service (CUSTODIAN_URL, default http://127.0.0.1:$PORT)')
+  .action(serveMcp);
 
 const hold = program.command('hold').description('legal holds');
 remote(hold.command('place').description('place a hold; the selector is JSON, e.g. \'{"data_subject":"user:ada"}\''))

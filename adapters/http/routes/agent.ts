@@ -1,9 +1,13 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { AgentKeyCommands } from '../../../commands/collections-keys.ts';
-import type { CollectionsService, Entry } from '../../../commands/collections.ts';
+import { exportText, type CollectionsService } from '../../../commands/collections.ts';
+import { fitAsked, type FitAsk } from '../../../domain/collections/fit.ts';
+import { CAP } from '../../../domain/fit/bounds.ts';
+import { VIEWS, type View } from '../../../domain/fit/types.ts';
 import { AGENT_KEY_AGENT } from '../../../domain/collections/agent-keys.ts';
 import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
@@ -26,11 +30,37 @@ const CollectionsBody = z.strictObject({
 const RecordParams = z.strictObject({ collection: z.string(), id: z.string() });
 const CollectionParams = z.strictObject({ collection: z.string() });
 const PutBody = z.strictObject({ value: z.unknown(), started_ms: z.number().int().nonnegative().optional() });
+// SPEC §13: any of view, budget, query asks for a fitted answer.
+const FitFields = {
+  view: z.enum(VIEWS as [View, ...View[]]).optional(),
+  budget: z.number().int().min(0).max(CAP).optional(),
+  query: z.string().max(1_000).optional(),
+};
 const QueryBody = z.strictObject({
   where: z.record(z.string(), scalar).optional(),
   limit: z.number().optional(),
   after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+  ...FitFields,
 });
+/** `after` is the `next` of a fitted export's last line: `<createdAt>:<id>`. */
+const ExportQuery = z.strictObject({
+  ...FitFields,
+  budget: z.coerce.number().int().min(0).max(CAP).optional(),
+  after: z
+    .string()
+    .regex(/^\d{1,16}:.+$/s, "after is <createdAt>:<id>, as a fitted export's next gives it")
+    .optional(),
+});
+const askOf = (q: { view?: View | undefined; budget?: number | undefined; query?: string | undefined }): FitAsk => ({
+  ...(q.view === undefined ? {} : { view: q.view }),
+  ...(q.budget === undefined ? {} : { budget: q.budget }),
+  ...(q.query === undefined ? {} : { query: q.query }),
+});
+const afterOf = (after: string | undefined) => {
+  if (after === undefined) return null;
+  const at = after.indexOf(':');
+  return { createdAt: Number(after.slice(0, at)), id: after.slice(at + 1) };
+};
 const ForgetBody = z.strictObject({ person: z.string().min(1).max(1_000), also: z.array(z.string().min(1).max(1_000)).max(100).optional() });
 const AgentKeyBody = z.strictObject({ agent: z.string() });
 
@@ -57,23 +87,34 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
       {
         schema: {
           params: z.strictObject({ t: TenantParams.shape.t, agent: z.string().regex(AGENT_KEY_AGENT) }),
+          querystring: ExportQuery,
           security: [{ admin: [] }],
           tags: ['admin'],
           summary: "an agent's records as JSON Lines, oldest first (custodian records export)",
         },
       },
-      async (req, reply) => exportLines(reply, await deps.collections.export(req.params.t, req.params.agent)),
+      async (req, reply) => answerExport(reply, deps.collections, req.params.t, req.params.agent, req.query),
     );
 };
 
-const exportLines = (reply: FastifyReply, records: readonly (Entry & { collection: string })[]) =>
-  reply
-    .type('application/x-ndjson')
-    .send(
-      records
-        .map((e) => `${JSON.stringify({ collection: e.collection, id: e.id, value: e.value, createdAt: e.createdAt, updatedAt: e.updatedAt })}\n`)
-        .join(''),
+/** An export as JSON Lines, fitted when asked (SPEC §13: the fit note on a last line of its own). */
+const answerExport = async (reply: FastifyReply, collections: CollectionsService, tenant: string, agent: string, q: z.infer<typeof ExportQuery>) => {
+  const ask = askOf(q);
+  const after = afterOf(q.after);
+  if (!fitAsked(ask) && after === null) {
+    const records = await collections.exportStream(tenant, agent);
+    return reply.type('application/x-ndjson').send(
+      Readable.from(
+        (async function* () {
+          for await (const r of records) yield exportText([r]);
+        })(),
+      ),
     );
+  }
+  const fitted = await collections.exportFitted(tenant, agent, after, ask);
+  const last = { fit: fitted.fit, ...(fitted.more ? { more: true, next: `${fitted.next!.createdAt}:${fitted.next!.id}` } : {}) };
+  return reply.type('application/x-ndjson').send(`${exportText(fitted.entries)}${JSON.stringify(last)}\n`);
+};
 
 /**
  * The agent records API (SPEC §12), for an agent runtime holding an agent key. The edge
@@ -120,6 +161,8 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
     if (!a) return denied(reply);
     const { where, limit, after } = req.body;
     const page = { ...(limit === undefined ? {} : { limit }), ...(after ? { after } : {}) };
+    const ask = askOf(req.body);
+    if (fitAsked(ask)) return send(reply, await deps.collections.queryFitted(a.tenant, a.agent, req.params.collection, where ?? {}, page, ask), (v) => v);
     return send(reply, await deps.collections.query(a.tenant, a.agent, req.params.collection, where ?? {}, page), (entries) => ({ entries }));
   });
 
@@ -135,9 +178,9 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
     return send(reply, await deps.collections.forget(a.tenant, a.agent, req.body.person, req.body.also ?? []), (v) => v);
   });
 
-  r.get('/v1/agent/export', { config: AGENT_KEY, schema: { tags } }, async (req, reply) => {
+  r.get('/v1/agent/export', { config: AGENT_KEY, schema: { querystring: ExportQuery, tags } }, async (req, reply) => {
     const a = who(req);
     if (!a) return denied(reply);
-    return exportLines(reply, await deps.collections.export(a.tenant, a.agent));
+    return answerExport(reply, deps.collections, a.tenant, a.agent, req.query);
   });
 };
