@@ -75,7 +75,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     await swapTenant();
     await openAudit();
     const consistency = await page.getAttribute('#consistency', 'data-state');
-    const remembered = await page.evaluate(() => JSON.parse(sessionStorage.getItem('custodian.checkpoint.acme') ?? 'null')?.origin);
+    const remembered = await page.evaluate("JSON.parse(sessionStorage.getItem('custodian.checkpoint.acme') ?? 'null')?.origin");
     await page.unroute(/\/v1\/tenants\/acme\/audit/);
     // Either the page says so, or at least it keeps acme's checkpoint as its reference.
     expect({ consistency, remembered }).toEqual({ consistency: 'inconsistent', remembered: 'custodian/acme' });
