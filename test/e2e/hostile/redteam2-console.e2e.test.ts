@@ -10,7 +10,9 @@ import { ADMIN_KEY, startTestService, type TestService } from '../../support/ser
  * refuses two checkpoints of different logs. The console never compares the origin with the
  * tenant it shows, so a relay (or a broken server) that answers tenant A's audit page with
  * tenant B's genuinely signed log is shown green, and a checkpoint of another log silently
- * replaces the one the tab remembered, skipping the consistency check.
+ * replaces the one the tab remembered, skipping the consistency check. Nor does it compare the
+ * unfiltered page with the signed tree it checks against: entries left out, none at all, or one
+ * entry twice still read "ALL VERIFIED", though the checkpoint says how many leaves there are.
  */
 const executablePath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p)) ?? null;
 
@@ -79,5 +81,54 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     await page.unroute(/\/v1\/tenants\/acme\/audit/);
     // Either the page says so, or at least it keeps acme's checkpoint as its reference.
     expect({ consistency, remembered }).toEqual({ consistency: 'inconsistent', remembered: 'custodian/acme' });
+  });
+
+  /** acme's unfiltered audit answer, rewritten by `edit` on its way to the page (a relay, or a server hiding entries). */
+  const editAudit = async (edit: (lines: string[]) => string[]) =>
+    page.route(/\/v1\/tenants\/acme\/audit$/, async (route) => {
+      const res = await route.fetch();
+      const lines = (await res.text()).split('\n').filter((l) => l !== '');
+      await route.fulfill({
+        response: res,
+        body: edit(lines)
+          .map((l) => `${l}\n`)
+          .join(''),
+      });
+    });
+  const summaryText = () => page.$eval('#audit-summary', (e) => e.textContent ?? '');
+
+  it('does not call an unfiltered log with an entry left out "ALL VERIFIED"', async () => {
+    await signIn();
+    // The revocation entry is the one a hiding server would drop.
+    expect((await svc.admin('POST', '/v1/tenants/acme/revocations', { revocations: [{ kind: 'kill_agent', agent: 'notes/scribe' }] })).status).toBe(200);
+    await svc.runner.catchUp();
+    let dropped = 0;
+    await editAudit((lines) => {
+      const kept = lines.filter((l) => JSON.parse(l).kind !== 'revocation');
+      dropped = lines.length - kept.length;
+      return kept;
+    });
+    const state = await openAudit();
+    const text = await summaryText();
+    await page.unroute(/\/v1\/tenants\/acme\/audit$/);
+    expect(dropped).toBe(1);
+    // The page shows N entries of a signed tree of N+1 and still says every one verified.
+    expect({ state, text }).not.toMatchObject({ state: 'verified' });
+  });
+
+  it('does not call an empty answer for a non-empty signed log "ALL VERIFIED"', async () => {
+    await signIn();
+    await editAudit(() => []);
+    const state = await openAudit();
+    await page.unroute(/\/v1\/tenants\/acme\/audit$/);
+    expect(state).not.toBe('verified');
+  });
+
+  it('does not show one entry twice as two verified entries', async () => {
+    await signIn();
+    await editAudit((lines) => [lines[0]!, ...lines]);
+    const state = await openAudit();
+    await page.unroute(/\/v1\/tenants\/acme\/audit$/);
+    expect(state).not.toBe('verified');
   });
 });
