@@ -40,6 +40,12 @@ export interface After {
   readonly id: string;
 }
 
+/**
+ * A cursor before every record (ids are never empty): the `next` of a fitted first page that
+ * could return no record at all, so reading on with it asks the same page again, not nothing.
+ */
+export const FROM_THE_START: After = { createdAt: 0, id: '' };
+
 type Result<T> = Promise<E.Either<Refusal, T>>;
 
 /**
@@ -252,7 +258,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
       return queryWith(tenant, agent, collection, where, page, (entries) => {
         const fitted = fitEntries(entries, ask, (shown) => JSON.stringify(shown), `this page of ${collection}`);
         const last = fitted.entries.at(-1);
-        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : (page.after ?? null)) : null;
+        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : (page.after ?? FROM_THE_START)) : null;
         return { answer: { ...fitted, next }, returned: fitted.entries };
       });
     },
@@ -312,7 +318,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
       return exportWith(tenant, agent, after, (out) => {
         const fitted = fitEntries(out, ask, exportText, "the agent's records");
         const last = fitted.entries.at(-1);
-        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : after) : null;
+        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : (after ?? FROM_THE_START)) : null;
         return { answer: { ...fitted, next }, returned: fitted.entries };
       });
     },

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { fileRef } from '../domain/files/ref.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import { defaultBudget } from '../domain/fit/budget.ts';
 import type { FitNote, View } from '../domain/fit/types.ts';
@@ -48,9 +50,11 @@ export const resultCommands = (files: FileCommands, store: EventStore) => ({
     const threshold = await thresholdOf(store, ctx);
     if (threshold === 'off' || readInline(form, threshold)) return E.right({ inline: true, position: null });
     const bytes = Buffer.from(form.text, 'utf8');
+    // The stub first: whatever making it costs or refuses, nothing is stored for an answer never given.
+    const stub = offloadStub(form, tool, fileRef(createHash('sha256').update(bytes).digest('hex')), bytes.length, threshold);
     const stored = await files.put(ctx, bytes, correlationId);
     if (E.isLeft(stored)) return stored;
-    return E.right({ ...offloadStub(form, tool, stored.right.ref, bytes.length, threshold), position: stored.right.position });
+    return E.right({ ...stub, position: stored.right.position });
   },
 
   async read(ctx: CallContext, r: ReadRequest): Promise<E.Either<Refusal, { content: string; kind: ResultKind; fit: FitNote | null; joined: number | null }>> {

@@ -99,14 +99,50 @@ const page = (title, ...children) => {
 let publicKey = null;
 const auditKey = async () => (publicKey ??= await importPublicKey(await get('/v1/audit-key', 'text')));
 
-/** The audit lines (filters applied) and a checkpoint taken after them, so it covers every one. */
+/** The log a tenant's checkpoints must name: a checkpoint of any other log proves nothing here. */
+const originOf = (tenant) => `custodian/${tenant}`;
+
+/**
+ * The audit lines (filters applied) and a checkpoint taken after them, so it covers every one.
+ * `signed` holds only for a checkpoint signed by the audit key AND of this tenant's log: another
+ * tenant's genuinely signed log, served in its place, is not this one's. Unfiltered, the lines
+ * must be the whole signed log; entries appended between the two reads are read once more.
+ */
 const auditLog = async (tenant, filters = {}) => {
   const q = new URLSearchParams(Object.entries(filters).filter(([, v]) => v !== '' && v !== undefined));
-  const text = await get(`/v1/tenants/${enc(tenant)}/audit${q.size ? `?${q}` : ''}`, 'text');
-  const lines = text.split('\n').filter((l) => l !== '');
-  const checkpoint = await get(`/v1/tenants/${enc(tenant)}/audit/checkpoint`);
-  const signed = await checkpointSigned(await auditKey(), checkpoint);
-  return { lines, checkpoint, signed };
+  const unfiltered = q.size === 0;
+  const read = async () => {
+    const text = await get(`/v1/tenants/${enc(tenant)}/audit${q.size ? `?${q}` : ''}`, 'text');
+    const lines = text.split('\n').filter((l) => l !== '');
+    const checkpoint = await get(`/v1/tenants/${enc(tenant)}/audit/checkpoint`);
+    return { lines, checkpoint };
+  };
+  let { lines, checkpoint } = await read();
+  if (unfiltered && lines.length < checkpoint.size) ({ lines, checkpoint } = await read());
+  const ofThisLog = checkpoint.origin === originOf(tenant);
+  const signed = ofThisLog && (await checkpointSigned(await auditKey(), checkpoint));
+  return { lines, checkpoint, signed, ofThisLog, gap: unfiltered ? wholeLogGap(lines, checkpoint.size) : null };
+};
+
+/**
+ * Why an unfiltered answer is not the whole signed log, or null when it is: every seq from 0 to
+ * size − 1 exactly once. Each entry's proof shows it is IN the tree; only this shows none was
+ * left out, and none shown twice.
+ */
+const wholeLogGap = (lines, size) => {
+  const seen = new Set();
+  for (const line of lines) {
+    let seq;
+    try {
+      seq = JSON.parse(line).seq;
+    } catch {
+      return 'an entry is not JSON';
+    }
+    if (seen.has(seq)) return `entry ${seq} is shown more than once`;
+    seen.add(seq);
+  }
+  for (let i = 0; i < size; i++) if (!seen.has(i)) return `entry ${i} of the signed log (size ${size}) is missing from the answer`;
+  return null;
 };
 
 /** One line's inclusion proof, fetched and checked in the browser against the signed checkpoint. */
@@ -132,7 +168,7 @@ const checkpointCard = (log) =>
     'div',
     { class: 'card', id: 'checkpoint' },
     el('strong', {}, 'Signed checkpoint '),
-    badge(log.signed, log.signed ? 'signature verified' : 'signature NOT verified'),
+    badge(log.signed, log.signed ? 'signature verified' : log.ofThisLog ? 'signature NOT verified' : 'NOT this tenant’s log'),
     el('p', { class: 'note' }, `${log.checkpoint.origin} · size ${log.checkpoint.size} · root ${log.checkpoint.root}`),
   );
 
@@ -143,7 +179,7 @@ const checkpointCard = (log) =>
  */
 const consistencyCard = async (tenant, log) => {
   const card = el('p', { id: 'consistency', 'data-state': 'none' });
-  if (!log.signed) return card;
+  if (!log.signed && log.ofThisLog) return card;
   const store = `custodian.checkpoint.${tenant}`;
   let seen = null;
   try {
@@ -153,7 +189,9 @@ const consistencyCard = async (tenant, log) => {
   }
   const cp = log.checkpoint;
   const verdict = async () => {
-    if (!seen || !(await checkpointSigned(await auditKey(), seen)) || seen.origin !== cp.origin || seen.size === 0) return null;
+    if (!seen || seen.origin !== originOf(tenant) || !(await checkpointSigned(await auditKey(), seen)) || seen.size === 0) return null;
+    // Kept only for this tenant's log (above): a checkpoint of another log never extends it.
+    if (cp.origin !== seen.origin) return { ok: false, reason: `the checkpoint is of another log (${cp.origin})` };
     if (seen.size > cp.size) return { ok: false, reason: `the log shrank from ${seen.size} to ${cp.size} entries` };
     try {
       const proof = await get(`/v1/tenants/${enc(tenant)}/audit/proof?from=${seen.size}&to=${cp.size}`);
@@ -173,8 +211,8 @@ const consistencyCard = async (tenant, log) => {
     );
     card.dataset.state = result.ok ? 'consistent' : 'inconsistent';
   }
-  // A tree that failed to extend the one seen is not taken as the new reference.
-  if (!result || result.ok) sessionStorage.setItem(store, JSON.stringify(cp));
+  // A tree that failed to extend the one seen, or any checkpoint not verified as this tenant's, is not taken as the new reference.
+  if (log.signed && (!result || result.ok)) sessionStorage.setItem(store, JSON.stringify(cp));
   return card;
 };
 
@@ -389,10 +427,12 @@ const pages = {
         ),
       );
       const verified = await verifyRows(s.tenant, log, items, (item, result) => setBadge(item.row, result));
-      const all = verified === items.length;
+      const all = verified === items.length && log.signed && log.gap === null;
       summary.replaceChildren(
         badge(all, all ? 'ALL VERIFIED' : 'NOT ALL VERIFIED'),
         ` ${verified} of ${items.length} entries verified against the signed checkpoint (size ${log.checkpoint.size}).`,
+        log.ofThisLog ? '' : ` The checkpoint is of another log (${log.checkpoint.origin}), not ${originOf(s.tenant)}.`,
+        log.gap === null ? '' : ` The answer is not the whole log: ${log.gap}.`,
       );
       summary.dataset.state = all ? 'verified' : 'failed';
       summary.dataset.verified = String(verified);

@@ -89,6 +89,8 @@ export const fitList = (
 ) => {
   const order = request.order ?? 'key';
   const cursorAfter = (r: RecordView) => encodeCursor({ o: order, c: r.created_ms, s: r.scope, k: r.key });
+  // Before every record (scopes and keys are never empty): a first page that returned none reads on from the top.
+  const fromTheStart = (o: ListOrder) => encodeCursor({ o, c: o === '-created' ? Number.MAX_SAFE_INTEGER : -1, s: '', k: '' });
   const f = fitItems<RecordView>(
     {
       items: answer.records,
@@ -108,7 +110,7 @@ export const fitList = (
   );
   const last = f.shown[f.shown.length - 1];
   const cut = f.more;
-  const next = !cut ? answer.next : last ? cursorAfter(last) : (request.cursor ?? '');
+  const next = !cut ? answer.next : last ? cursorAfter(last) : (request.cursor ?? fromTheStart(order));
   return {
     records: f.rendered,
     ...(f.outline !== null ? { outline: f.outline } : {}),

@@ -1,4 +1,5 @@
 import { invalid, type Refusal } from '../../domain/shared/refusal.ts';
+import { depthExceeds, MAX_DEPTH } from '../../domain/shared/json-depth.ts';
 
 /**
  * One input-hygiene layer for everything that enters through HTTP: bodies, query strings
@@ -8,8 +9,7 @@ import { invalid, type Refusal } from '../../domain/shared/refusal.ts';
  * explicit stack, never recursion, so hostile depth cannot exhaust the call stack.
  */
 
-/** Deeper than any request shape we take; deep enough for plugin record bodies. */
-export const MAX_DEPTH = 64;
+export { MAX_DEPTH };
 
 /**
  * Keys refused everywhere: JSON.parse keeps `__proto__` as an own key, but object spreads
@@ -29,26 +29,7 @@ export const badText = (s: string): string | null => {
   return null;
 };
 
-/**
- * The nesting depth of JSON text, measured on the text before it is parsed: brackets count
- * only outside strings. Stops counting as soon as `limit` is passed.
- */
-export const depthExceeds = (text: string, limit = MAX_DEPTH): boolean => {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-};
+export { depthExceeds };
 
 const pathOf = (parent: string, key: string | number): string => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
 

@@ -3,6 +3,7 @@ import { fitDocument } from '../fit/document.ts';
 import { fitJson, jsonLines } from '../fit/json.ts';
 import { linesOf } from '../fit/shape.ts';
 import type { FitOptions, Fitted } from '../fit/types.ts';
+import { depthExceeds, MAX_DEPTH } from '../shared/json-depth.ts';
 
 export { DEFAULT_OFFLOAD_TOKENS } from './threshold.ts';
 /** Content over this as UTF-8 JSON is refused: the node keeps a result as one payload of at most 32 MiB. */
@@ -38,7 +39,8 @@ export const resultForm = (content: unknown): ResultForm => {
  */
 export const storedForm = (text: string): ResultForm => {
   const first = text.trimStart()[0];
-  if (first === '{' || first === '[') {
+  // JSON deeper than any body the edge takes is read as text: reading it as JSON walks it recursively.
+  if ((first === '{' || first === '[') && !depthExceeds(text, MAX_DEPTH)) {
     try {
       const value: unknown = JSON.parse(text);
       if (value !== null && typeof value === 'object') return { kind: 'json', text, value };

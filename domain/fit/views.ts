@@ -50,7 +50,11 @@ const stubOf = (shape: Shape, name: string, size: number, withHead: (body: strin
   const hint = `To read more: ask for a bigger budget, or for view "section" with a query (${shape.queries}).`;
   const make = (shown: number): string => {
     const lines = [headline(shape, name, size)];
-    if (parts.length > 0 && shown > 0) lines.push('Outline:', ...parts.slice(0, shown).map((p) => p.outline));
+    // A loop, not push(...spread): 200,000 parts as call arguments overflow the stack.
+    if (parts.length > 0 && shown > 0) {
+      lines.push('Outline:');
+      for (const p of parts.slice(0, shown)) lines.push(p.outline);
+    }
     if (shown < parts.length) lines.push(`… and ${n(parts.length - shown)} more`);
     lines.push(hint);
     return withHead(lines.join('\n'));

@@ -48,7 +48,7 @@ const ExportQuery = z.strictObject({
   budget: z.coerce.number().int().min(0).max(CAP).optional(),
   after: z
     .string()
-    .regex(/^\d{1,16}:.+$/s, "after is <createdAt>:<id>, as a fitted export's next gives it")
+    .regex(/^\d{1,16}:.*$/s, "after is <createdAt>:<id>, as a fitted export's next gives it")
     .optional(),
 });
 const askOf = (q: { view?: View | undefined; budget?: number | undefined; query?: string | undefined }): FitAsk => ({
