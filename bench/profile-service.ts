@@ -1,0 +1,15 @@
+import { startService } from '../adapters/service.ts';
+import { newServiceKeys } from './api.ts';
+
+// The service alone in this process (for `node --cpu-prof`): `bench/profile-put.ts` drives it from another.
+const keys = newServiceKeys();
+const svc = await startService({ databaseUrl: process.argv[2]!, adminKey: 'bench-admin-key', masterKey: keys.masterKey, auditKey: keys.auditKey, port: 0 });
+let start = process.cpuUsage();
+process.on('message', (m) => {
+  if (m === 'mark') start = process.cpuUsage();
+  if (m === 'stop') {
+    const used = process.cpuUsage(start);
+    process.send!({ cpuMs: (used.user + used.system) / 1000 }, () => void svc.close().then(() => process.exit(0)));
+  }
+});
+process.send!({ url: svc.url });
