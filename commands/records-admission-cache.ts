@@ -62,6 +62,8 @@ export const admissionCache = (now: () => number) => {
           tenantRevision: heads.tenantRevision,
           requestKey: null,
           consumed: false,
+          claimed: false,
+          writes: [],
         },
       };
     },

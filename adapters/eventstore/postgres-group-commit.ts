@@ -4,7 +4,7 @@ import type { Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpected
 import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
 import { GUARD_SQL, guardParams } from '../../queries/admission-guard.ts';
-import { admissionGuards, GuardFailed, type AdmissionGuard } from './admission-guard.ts';
+import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from './admission-guard.ts';
 
 /**
  * Read models kept inside the append's transaction (Marten's and Emmett's "inline
@@ -76,7 +76,6 @@ const sqlOn = (client: pg.PoolClient): Sql => ({
  */
 export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) => {
   const queue: Queued[] = [];
-  const claimed = new WeakSet<AdmissionGuard>();
   let writing = false;
 
   /** One transaction for the batch: its statements first, then the appends with their inline models. */
@@ -91,8 +90,16 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     try {
       if (client) {
         await client.query('BEGIN');
-        const { rows } = await client.query<{ ord: number }>(prepared(GUARD_SQL, guardParams(guards)));
-        for (const r of rows) held.add(guards[r.ord]!);
+        // The guards' rows first (one statement per kind of row): a guard whose row conflicted is not checked, counted or written.
+        const written = await writeRows(
+          client,
+          guards.flatMap((g) => g.writes),
+        );
+        const checked = guards.filter((g) => g.writes.every((w) => written.has(w.id)));
+        if (checked.length > 0) {
+          const { rows } = await client.query<{ ord: number }>(prepared(GUARD_SQL, guardParams(checked)));
+          for (const r of rows) held.add(checked[r.ord]!);
+        }
       }
       // Appends whose guard failed are left out: their requests are admitted again in full.
       const batch = appends.filter((p) => !p.guard || held.has(p.guard));
@@ -105,6 +112,17 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     } finally {
       client?.release();
     }
+  };
+
+  const writeRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]): Promise<Set<string>> => {
+    const written = new Set<string>();
+    const byText = new Map<string, GuardWrite[]>();
+    for (const w of writes) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
+    for (const [text, rows] of byText) {
+      const columns = rows[0]!.row.map((_, c) => rows.map((w) => w.row[c]));
+      for (const r of (await client.query<{ id: string }>(prepared(text, columns))).rows) written.add(r.id);
+    }
+    return written;
   };
 
   /** The batch's statements and appends, in `open` (a transaction begun, committed here) or on their own. */
@@ -182,7 +200,10 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     try {
       const { answers, results, held } = await write(statements, appends, guardOnly);
       // Counted and admitted: a later append of the same request (a conflict decided again) carries no guard.
-      for (const g of held) g.consumed = true;
+      for (const g of held) {
+        g.consumed = true;
+        for (const w of g.writes) w.committed();
+      }
       statements.forEach((st, i) => st.resolve(answers[i]!));
       appends.forEach((p, i) => {
         const r = results[i];
@@ -220,14 +241,16 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       return new Promise<Result>((resolve, reject) => {
         // Only a request's first append carries its guard: what else runs in its async context later sees it claimed.
         const found = admissionGuards.getStore();
-        const guard = found && !found.consumed && !claimed.has(found) ? found : null;
-        if (guard) claimed.add(guard);
+        const guard = found && !found.consumed && !found.claimed ? found : null;
+        if (guard) guard.claimed = true;
         queue.push({ kind: 'append', stream, events, expected, guard, resolve, reject });
         if (!writing) void drain();
       });
     },
     /** Commits a cached admission's guard (its count) with the next batch: false when it no longer holds. */
     guardAlone(guard: AdmissionGuard): Promise<boolean> {
+      // Rows made for a request that wrote nothing are not needed.
+      guard.writes.length = 0;
       return new Promise<boolean>((resolve, reject) => {
         queue.push({ kind: 'guard', guard, resolve, reject });
         if (!writing) void drain();

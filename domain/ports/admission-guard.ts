@@ -21,6 +21,23 @@ export interface AdmissionGuard {
   requestKey: string | null;
   /** Set once a transaction holding the guard committed: the request is counted and admitted. */
   consumed: boolean;
+  /** Set when an append took the guard: the request's later appends and writes go without it. */
+  claimed: boolean;
+  /** Rows made for the request (a new record's data key), written in the guard's transaction before its checks. */
+  readonly writes: GuardWrite[];
+}
+
+/**
+ * One row written with a guard. Rows of one `text` are written by one statement over arrays
+ * (its parameters are the rows' columns, in order) that returns `id` for each row written;
+ * a row not written (it conflicted) fails its guard, and the request is admitted in full.
+ */
+export interface GuardWrite {
+  readonly text: string;
+  readonly id: string;
+  readonly row: readonly unknown[];
+  /** Heard after the commit that holds the row. */
+  readonly committed: () => void;
 }
 
 /** The guard failed: the request was neither counted nor written, and is admitted again in full. */

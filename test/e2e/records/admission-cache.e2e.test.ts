@@ -54,6 +54,24 @@ describe('the call-context cache', () => {
     expect(Number(rows[0]!.n)).toBe(1);
   });
 
+  it('a record whose data key another instance made: the warm put finds that key, and the body reads back', async () => {
+    const c = await caller(a, 'acme');
+    for (let i = 0; i < 2; i++) expect((await c.rec({ op: 'list' })).status).toBe(200);
+    // B writes the record first (its key made by B); A has never seen the record, so its put makes a key that conflicts.
+    const other = await caller(b, 'acme');
+    expect((await records(b, other.ticket, { op: 'put', scope: 'project:keys', record_key: 'shared', body: { by: 'b' }, expect: 0 })).status).toBe(200);
+    expect(await c.rec({ op: 'put', scope: 'project:keys', record_key: 'shared', body: { by: 'a' }, expect: 1 })).toMatchObject({
+      status: 200,
+      body: { version: 2 },
+    });
+    const { rows } = await a.pool.query("SELECT 1 FROM custodian_data_keys WHERE scope = 'project:keys' AND record_key = 'shared'");
+    expect(rows).toHaveLength(1);
+    expect(await records(b, other.ticket, { op: 'get', scope: 'project:keys', record_key: 'shared' })).toMatchObject({
+      status: 200,
+      body: { record: { version: 2, body: { by: 'a' } } },
+    });
+  });
+
   it('a block edited in place under a warm ticket: its next request is refused, and nothing is written', async () => {
     const c = await caller(a, 'acme');
     for (let i = 0; i < 2; i++) expect((await c.rec({ op: 'list' })).status).toBe(200);

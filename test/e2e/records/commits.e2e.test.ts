@@ -71,6 +71,15 @@ describe('statements and commits per records request', () => {
     expect(put.commits).toBe(1);
   });
 
+  it('a put of a new record on a warm ticket: its new data key written in the same one commit', async () => {
+    const put = await counted(() => c.rec({ op: 'put', scope: 'project:p', record_key: 'fresh', body: { v: 1 }, expect: 0 }));
+    expect(put.result).toMatchObject({ status: 200, body: { version: 1 } });
+    console.log(`new record put: ${put.statements} statements, ${put.commits} commits`);
+    expect(put.commits).toBe(1);
+    const { rows } = await svc.pool.query("SELECT 1 FROM custodian_data_keys WHERE scope = 'project:p' AND record_key = 'fresh'");
+    expect(rows).toHaveLength(1);
+  });
+
   it('a get on a warm ticket: the read, then its count and audit append in one transaction', async () => {
     const get = await counted(() => c.rec({ op: 'get', scope: 'project:p', record_key: 'r' }));
     expect(get.result).toMatchObject({ status: 200, body: { record: { version: 2, body: { v: 2 } } } });
@@ -89,11 +98,11 @@ describe('statements and commits per records request', () => {
     // scope's stream read (a refusal is only answered from a state caught up) and its count alone.
     expect(refused.commits).toBeLessThanOrEqual(2);
     const { rows } = await svc.pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [c.call]);
-    // warm put, warm get, put, get, refused put
-    expect(rows[0]!.n).toBe(5);
+    // warm put, warm get, put, new record put, get, refused put
+    expect(rows[0]!.n).toBe(6);
     const { rows: versions } = await svc.pool.query<{ n: string }>(
       "SELECT count(*) AS n FROM custodian_events WHERE type = 'RecordVersionWritten' AND stream LIKE 'records:%'",
     );
-    expect(Number(versions[0]!.n)).toBe(2);
+    expect(Number(versions[0]!.n)).toBe(3);
   });
 });
