@@ -69,6 +69,8 @@ describe('statements and commits per records request', () => {
     // Round 1: call context, fence marks, tenant stream, counter, prior key, two stream reads, append = 8 commits;
     // round 2: the admission statement and the append = 2. Now the cached admission's guard rides in the append's transaction.
     expect(put.commits).toBe(1);
+    // BEGIN, the guard, the append, the records models (one statement), dedupe digests, renewals, COMMIT (was 9).
+    expect(put.statements).toBeLessThanOrEqual(7);
   });
 
   it('a put of a new record on a warm ticket: its new data key written in the same one commit', async () => {
@@ -76,6 +78,8 @@ describe('statements and commits per records request', () => {
     expect(put.result).toMatchObject({ status: 200, body: { version: 1 } });
     console.log(`new record put: ${put.statements} statements, ${put.commits} commits`);
     expect(put.commits).toBe(1);
+    // The same, and the new data key's row.
+    expect(put.statements).toBeLessThanOrEqual(8);
     const { rows } = await svc.pool.query("SELECT 1 FROM custodian_data_keys WHERE scope = 'project:p' AND record_key = 'fresh'");
     expect(rows).toHaveLength(1);
   });
