@@ -38,6 +38,7 @@ import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
 import { postgresSnapshots } from './postgres/snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
+import { admissionGuards } from './eventstore/admission-guard.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
 import type { KafkaSettings } from './bus/kafka/client.ts';
@@ -185,6 +186,14 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
           settle: (p) => runner.waitFor(p),
           recordsInline: inline.length > 0,
+          ...(pgLog
+            ? {
+                cached: {
+                  guards: { run: (guard, work) => admissionGuards.run(guard, work), alone: (guard) => pgLog.guardAlone(guard) },
+                  now: () => clock.now(),
+                },
+              }
+            : {}),
         }),
       },
       revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p) }),

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { RequestCounter } from '../domain/ports/request-counter.ts';
-import { MAX_BODY_BYTES, MAX_REQUESTS_PER_CALL } from '../domain/records/rules.ts';
+import { MAX_BODY_BYTES, MAX_REQUESTS_PER_CALL, requestKey } from '../domain/records/rules.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { callContext, type CallContext } from '../queries/call-context.ts';
 import type { Fence } from '../queries/fence.ts';
@@ -9,6 +9,8 @@ import type { Admission } from '../queries/admission.ts';
 import type { ListOptions, RecordQueries, Shown } from '../queries/records.ts';
 import type { KnownPrior, PutRequest, RecordCommands } from './records.ts';
 import { LABELS_MOVED } from './read-audit.ts';
+import { GuardFailed, type AdmissionGuard, type AdmissionGuards } from '../domain/ports/admission-guard.ts';
+import { admissionCache } from './records-admission-cache.ts';
 
 /** One records request as the caller shaped it (check 3 is the transport's parser). */
 export type RecordsOp =
@@ -25,6 +27,8 @@ export interface Admitted {
   readonly ticket: string;
   /** The write this request's key already made, as the admission statement found it (absent: not looked up). */
   readonly prior?: KnownPrior;
+  /** Set when admitted from the call-context cache: counted and checked with the request's first write. */
+  readonly guard?: AdmissionGuard;
 }
 
 /** Every answer, refusal or not, names the job's purpose ('' when the ticket is unknown). */
@@ -53,6 +57,11 @@ export interface RecordsServiceDeps {
   readonly settle: (position: number) => Promise<boolean>;
   /** True when the records models are written with the append (inline): a put then waits for nothing. */
   readonly recordsInline: boolean;
+  /**
+   * The call-context cache (with `admission`): a ticket's later requests are admitted with no
+   * statement, their guard committed with their first append (`records-admission-cache.ts`).
+   */
+  readonly cached?: { readonly guards: AdmissionGuards; readonly now: () => number };
 }
 
 /** A read decided again this often without its labels holding still is answered as unavailable. */
@@ -68,6 +77,8 @@ const unavailable = (what: string) =>
  * and `run` once the body is in; `request` does both.
  */
 export const recordsService = (deps: RecordsServiceDeps) => {
+  const contexts = deps.cached && deps.admission ? admissionCache(deps.cached.now) : null;
+
   /** Checks 1 and 2: the ticket and the fence, then the request count (refused requests count too). */
   const admit = async (ticket: string | undefined): Promise<Answer<Admitted>> => {
     if (deps.admission) return admitInOne(ticket);
@@ -80,14 +91,29 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     return { purpose: ctx.purpose, outcome: E.right({ ctx, index, ticket }) };
   };
 
+  /**
+   * `admit` from the call-context cache when the ticket is in it: no statement, the request
+   * counted and checked with its first append. Only for a transport that then always calls
+   * `run` (which commits the guard): a request answered without `run` must use `admit`.
+   */
+  const admitCached = async (ticket: string | undefined): Promise<Answer<Admitted>> => {
+    const hit = ticket && contexts?.take(ticket);
+    if (!hit || !ticket) return admit(ticket);
+    // No prior write is looked up: the guard commits only if this request's key has made none.
+    const prior = { write: null, loadsBefore: deps.records.snapshotLoads() };
+    return { purpose: hit.ctx.purpose, outcome: E.right({ ctx: hit.ctx, index: hit.index, ticket, prior, guard: hit.guard }) };
+  };
+
   /** `admit` through the one admission statement: the request is counted as its ticket is found. */
   const admitInOne = async (ticket: string | undefined): Promise<Answer<Admitted>> => {
     const loadsBefore = deps.records.snapshotLoads();
+    if (ticket) contexts?.drop(ticket);
     const admission = ticket ? await deps.admission!(ticket, deps.fence.blockRevisionsFor(ticket)) : null;
     if (!admission || !ticket) return { purpose: '', outcome: E.left(refusal('ticket')) };
     const ctx = await deps.fence.admit(admission.found, ticket, admission.heads);
     if (!ctx) return { purpose: admission.found.purpose, outcome: E.left(refusal('revoked')) };
     const { index } = admission;
+    contexts?.keep(ticket, ctx, index, admission.heads, deps.fence.blockRevisionsFor(ticket));
     if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
     // The prior write was looked up under the read model's idempotency key: used only when the log's agrees.
     const prior = admission.prior.idempotency_key === ctx.idempotency_key ? { prior: { write: admission.prior.write, loadsBefore } } : {};
@@ -103,7 +129,8 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     return seen.shown.withheld > 0 ? refusal('duplicate', { withheld: true }) : duplicate;
   };
 
-  const put = async ({ ctx, index, prior }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
+  const put = async ({ ctx, index, prior, guard }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
+    if (guard) guard.requestKey = requestKey(ctx.idempotency_key, index);
     const bytes = Buffer.byteLength(JSON.stringify(request.body));
     if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
     const written = await deps.records.put(ctx, index, request, prior);
@@ -142,8 +169,26 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     return E.left(unavailable("the read (the job's labels kept moving)"));
   };
 
-  /** Check 3 (the shape the transport parsed, or its refusal), then the op. */
+  /**
+   * Check 3 and the op; a request admitted from the cache answers only once its guard
+   * committed (with its first append, or alone when it appended nothing). A guard that failed
+   * counted and wrote nothing: the request is admitted again in full and run again.
+   */
   const run = async (admitted: Admitted, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
+    const { guard } = admitted;
+    if (!guard || !deps.cached) return runOnce(admitted, body);
+    try {
+      const answer = await deps.cached.guards.run(guard, () => runOnce(admitted, body));
+      if (guard.consumed || (await deps.cached.guards.alone(guard))) return answer;
+    } catch (error) {
+      if (!(error instanceof GuardFailed)) throw error;
+    }
+    const again = await admitInOne(admitted.ticket);
+    return E.isLeft(again.outcome) ? again : runOnce(again.outcome.right, body);
+  };
+
+  /** Check 3 (the shape the transport parsed, or its refusal), then the op. */
+  const runOnce = async (admitted: Admitted, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
     const purpose = admitted.ctx.purpose;
     if (E.isLeft(body)) return { purpose, outcome: body };
     const request = body.right;
@@ -151,11 +196,11 @@ export const recordsService = (deps: RecordsServiceDeps) => {
   };
 
   const request = async (ticket: string | undefined, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
-    const admitted = await admit(ticket);
+    const admitted = await admitCached(ticket);
     return E.isLeft(admitted.outcome) ? admitted : run(admitted.outcome.right, body);
   };
 
-  return { admit, run, request };
+  return { admit, admitCached, run, request };
 };
 
 export type RecordsService = ReturnType<typeof recordsService>;

@@ -6,7 +6,7 @@ const keyOf = (d: { tenant: string; plugin: string; scope: string; key: string }
 
 /**
  * A record's row depends only on its last event, so a batch keeps each record's last event,
- * opens those digests, and writes with one DELETE and one upsert.
+ * opens those digests, and writes with one statement (a DELETE and an upsert).
  */
 const applyLast = async (sealer: Sealer, sql: Sql, items: readonly Applicable[]) => {
   const last = new Map<string, Applicable>();
@@ -33,21 +33,18 @@ const applyLast = async (sealer: Sealer, sql: Sql, items: readonly Applicable[])
     else kept.push({ where: keyOf(d), version: d.version, digest });
   }
   const column = (rows: readonly (readonly string[])[], i: number) => rows.map((r) => r[i]!);
-  if (gone.length > 0)
-    await sql.query(
-      `DELETE FROM rm_dedupe_digests r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
-       WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key`,
-      [0, 1, 2, 3].map((i) => column(gone, i)),
-    );
-  if (kept.length > 0) {
-    const where = kept.map((k) => k.where);
-    await sql.query(
-      `INSERT INTO rm_dedupe_digests (tenant, plugin, scope, key, version, digest)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[])
-       ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, digest = EXCLUDED.digest`,
-      [...[0, 1, 2, 3].map((i) => column(where, i)), kept.map((k) => k.version), kept.map((k) => k.digest)],
-    );
-  }
+  if (gone.length === 0 && kept.length === 0) return;
+  const where = kept.map((k) => k.where);
+  // The removals and the upserts in one statement (its DELETE a data-modifying CTE): one round trip per batch.
+  await sql.query(
+    `WITH gone AS (
+       DELETE FROM rm_dedupe_digests r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
+       WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key)
+     INSERT INTO rm_dedupe_digests (tenant, plugin, scope, key, version, digest)
+     SELECT * FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[])
+     ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, digest = EXCLUDED.digest`,
+    [...[0, 1, 2, 3].map((i) => column(gone, i)), ...[0, 1, 2, 3].map((i) => column(where, i)), kept.map((k) => k.version), kept.map((k) => k.digest)],
+  );
 };
 
 /**

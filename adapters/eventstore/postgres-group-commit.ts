@@ -3,6 +3,8 @@ import type pg from 'pg';
 import type { Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
 import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
+import { GUARD_SQL, guardParams } from '../../queries/admission-guard.ts';
+import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from './admission-guard.ts';
 
 /**
  * Read models kept inside the append's transaction (Marten's and Emmett's "inline
@@ -27,13 +29,23 @@ interface Statement {
   readonly reject: (e: unknown) => void;
 }
 
-type Queued = Pending | Statement;
+/** A request admitted from the cache that appends nothing (a refusal): its guard commits alone. */
+interface GuardOnly {
+  readonly kind: 'guard';
+  readonly guard: AdmissionGuard;
+  readonly resolve: (held: boolean) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+type Queued = Pending | Statement | GuardOnly;
 
 interface Pending {
   readonly kind: 'append';
   readonly stream: string;
   readonly events: readonly NewEvent[];
   readonly expected: ExpectedRevision;
+  /** The cached admission of the request this append belongs to, checked and counted in its transaction. */
+  readonly guard: AdmissionGuard | null;
   readonly resolve: (r: Result) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -67,7 +79,58 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   let writing = false;
 
   /** One transaction for the batch: its statements first, then the appends with their inline models. */
-  const write = async (statements: readonly Statement[], batch: readonly Pending[]): Promise<{ answers: unknown[][]; results: Result[] }> => {
+  const write = async (
+    statements: readonly Statement[],
+    appends: readonly Pending[],
+    guardOnly: readonly GuardOnly[],
+  ): Promise<{ answers: unknown[][]; results: (Result | null)[]; held: Set<AdmissionGuard> }> => {
+    const guards = [...appends.flatMap((p) => (p.guard ? [p.guard] : [])), ...guardOnly.map((g) => g.guard)];
+    const held = new Set<AdmissionGuard>();
+    const client = guards.length > 0 ? await pool.connect() : null;
+    try {
+      if (client) {
+        await client.query('BEGIN');
+        // The guards' rows first (one statement per kind of row): a guard whose row conflicted is not checked, counted or written.
+        const written = await writeRows(
+          client,
+          guards.flatMap((g) => g.writes),
+        );
+        const checked = guards.filter((g) => g.writes.every((w) => written.has(w.id)));
+        if (checked.length > 0) {
+          const { rows } = await client.query<{ ord: number }>(prepared(GUARD_SQL, guardParams(checked)));
+          for (const r of rows) held.add(checked[r.ord]!);
+        }
+      }
+      // Appends whose guard failed are left out: their requests are admitted again in full.
+      const batch = appends.filter((p) => !p.guard || held.has(p.guard));
+      const done = await writeIn(client, statements, batch);
+      const results = new Map(batch.map((p, i) => [p, done.results[i]!]));
+      return { answers: done.answers, results: appends.map((p) => results.get(p) ?? null), held };
+    } catch (error) {
+      if (client) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client?.release();
+    }
+  };
+
+  const writeRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]): Promise<Set<string>> => {
+    const written = new Set<string>();
+    const byText = new Map<string, GuardWrite[]>();
+    for (const w of writes) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
+    for (const [text, rows] of byText) {
+      const columns = rows[0]!.row.map((_, c) => rows.map((w) => w.row[c]));
+      for (const r of (await client.query<{ id: string }>(prepared(text, columns))).rows) written.add(r.id);
+    }
+    return written;
+  };
+
+  /** The batch's statements and appends, in `open` (a transaction begun, committed here) or on their own. */
+  const writeIn = async (
+    open: pg.PoolClient | null,
+    statements: readonly Statement[],
+    batch: readonly Pending[],
+  ): Promise<{ answers: unknown[][]; results: Result[] }> => {
     const flat = batch.flatMap((p) => p.events);
     const args = [
       batch.map((p) => p.stream),
@@ -82,14 +145,16 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     const needsInline = inline !== null && flat.some((e) => inline.handles(e.type));
     let rows: Row[] = [];
     const answers: unknown[][] = [];
-    if (!needsInline && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
+    if (!open && !needsInline && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
       // One statement commits on its own.
       if (batch.length > 0) rows = (await pool.query<Row>(prepared(CALL, args))).rows;
       else answers.push((await pool.query(prepared(statements[0]!.text, statements[0]!.params))).rows);
+    } else if (!open && statements.length + batch.length === 0) {
+      // Nothing to write.
     } else {
-      const client = await pool.connect();
+      const client = open ?? (await pool.connect());
       try {
-        await client.query('BEGIN');
+        if (!open) await client.query('BEGIN');
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
         if (batch.length > 0) rows = (await client.query<Row>(prepared(CALL, args))).rows;
         const now = Date.now();
@@ -111,10 +176,10 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
         if (recorded.length > 0) await inline!.apply(sqlOn(client), recorded);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!open) await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        if (!open) client.release();
       }
     }
     const results = rows
@@ -131,10 +196,21 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   const settle = async (batch: readonly Queued[]): Promise<void> => {
     const statements = batch.filter((q): q is Statement => q.kind === 'statement');
     const appends = batch.filter((q): q is Pending => q.kind === 'append');
+    const guardOnly = batch.filter((q): q is GuardOnly => q.kind === 'guard');
     try {
-      const { answers, results } = await write(statements, appends);
+      const { answers, results, held } = await write(statements, appends, guardOnly);
+      // Counted and admitted: a later append of the same request (a conflict decided again) carries no guard.
+      for (const g of held) {
+        g.consumed = true;
+        for (const w of g.writes) w.committed();
+      }
       statements.forEach((st, i) => st.resolve(answers[i]!));
-      appends.forEach((p, i) => p.resolve(results[i]!));
+      appends.forEach((p, i) => {
+        const r = results[i];
+        if (r) p.resolve(r);
+        else p.reject(new GuardFailed());
+      });
+      guardOnly.forEach((g) => g.resolve(held.has(g.guard)));
     } catch (error) {
       // One bad append or statement (or a deadlock with another process) must not fail the others: alone, each gets its own answer.
       if (batch.length === 1) return batch[0]!.reject(error);
@@ -163,7 +239,20 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   return {
     append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Result> {
       return new Promise<Result>((resolve, reject) => {
-        queue.push({ kind: 'append', stream, events, expected, resolve, reject });
+        // Only a request's first append carries its guard: what else runs in its async context later sees it claimed.
+        const found = admissionGuards.getStore();
+        const guard = found && !found.consumed && !found.claimed ? found : null;
+        if (guard) guard.claimed = true;
+        queue.push({ kind: 'append', stream, events, expected, guard, resolve, reject });
+        if (!writing) void drain();
+      });
+    },
+    /** Commits a cached admission's guard (its count) with the next batch: false when it no longer holds. */
+    guardAlone(guard: AdmissionGuard): Promise<boolean> {
+      // Rows made for a request that wrote nothing are not needed.
+      guard.writes.length = 0;
+      return new Promise<boolean>((resolve, reject) => {
+        queue.push({ kind: 'guard', guard, resolve, reject });
         if (!writing) void drain();
       });
     },

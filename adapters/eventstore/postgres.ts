@@ -7,6 +7,7 @@ import { eventStoreMigrations } from './postgres-schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
+import { admissionGuards, GuardFailed, type AdmissionGuard } from './admission-guard.ts';
 import { groupCommitter, type InlineProjections } from './postgres-group-commit.ts';
 
 const CHANNEL = 'custodian_events';
@@ -51,6 +52,8 @@ export interface PostgresStoreOptions {
 /** The PostgreSQL log, and a way to commit a statement with the next group-committed batch. */
 export interface PostgresEventStore extends EventStore {
   inBatch<R>(text: string, params: readonly unknown[]): Promise<R[]>;
+  /** Commits a cached admission's guard alone with the next batch (a request that appends nothing): false when it failed. */
+  guardAlone(guard: AdmissionGuard): Promise<boolean>;
 }
 
 export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> => {
@@ -84,6 +87,7 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
   const store: PostgresEventStore = {
     name: 'postgres',
     inBatch: (text, params) => committer.inBatch(text, params),
+    guardAlone: (guard) => committer.guardAlone(guard),
     marks: postgresStreamMarks(pool),
     async append(stream, events, expected) {
       if (events.length === 0) {
@@ -94,6 +98,8 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       // Every append goes through the group committer, except under the test hook that holds
       // one append's transaction open.
       if (!options.beforeCommit) return committer.append(stream, events, expected);
+      // The test hook's path cannot check a cached admission: such a request is admitted again in full.
+      if (admissionGuards.getStore()?.consumed === false) throw new GuardFailed();
       const args = [
         stream,
         typeof expected === 'number' ? String(expected) : expected,

@@ -11,9 +11,10 @@ import { statusOf } from './status.ts';
  * results). A refusal is answered with the job's purpose ('' for no job) and leaves the
  * upload unread; an admitted call is kept on the request for the handler.
  */
-export const ticketGate = (service: RecordsService) => async (req: FastifyRequest, reply: FastifyReply) => {
+export const ticketGate = (service: RecordsService, cacheable?: (req: FastifyRequest) => boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
   const ticket = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-  const admitted = await service.admit(ticket);
+  // A cached admission counts only when the handler runs: for a route and body that will reach it.
+  const admitted = cacheable?.(req) ? await service.admitCached(ticket) : await service.admit(ticket);
   if (E.isLeft(admitted.outcome)) {
     closeIfBodyPending(req, reply);
     return reply.code(statusOf(admitted.outcome.left)).send({ ...admitted.outcome.left, job_purpose: admitted.purpose });

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
 import { migrate } from '../postgres/migrate.ts';
+import { admissionGuards, type AdmissionGuard } from '../eventstore/admission-guard.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
 
 /**
@@ -58,6 +59,11 @@ class Lru<V> {
   }
 }
 
+/** New data keys, many rows at once; answers the ids written (a conflicting row is not). */
+const DATA_KEYS_INSERT = `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
+  ON CONFLICT DO NOTHING RETURNING key_id::text AS id`;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const aadOf = (c: SealContext, field: SealedField) => ['custodian', field, c.tenant, c.plugin, c.scope, c.key, String(c.version)].join('\n');
@@ -109,6 +115,8 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const knownId = idsByRecord.get(recordRef);
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return { id: knownId, key: known };
+    const guard = admissionGuards.getStore();
+    if (guard && !guard.claimed && !guard.consumed && owner === 'tenant') return pendingKey(guard, c, owner, recordRef);
     const kek = (await kekFor(c.tenant, owner, true))!;
     const id = randomUUID();
     // One round trip when the key is new; a second only when another writer made it first.
@@ -133,6 +141,34 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const key = unwrapKey(kek, row.wrapped, `data\n${row.key_id}`);
     cache.set(row.key_id, key);
     return { id: row.key_id, key };
+  };
+
+  /**
+   * A key this instance does not know, for a request admitted from the call-context cache:
+   * made here and written in the transaction of the request's append (not committed before
+   * it). If the record already has a key (a row conflicts), the guard fails and the request,
+   * admitted again in full, finds that key the usual way.
+   */
+  const pendingByGuard = new WeakMap<AdmissionGuard, Map<string, { id: string; key: Buffer }>>();
+  const pendingKey = (guard: AdmissionGuard, c: SealContext, owner: string, recordRef: string) => {
+    let pending = pendingByGuard.get(guard);
+    if (!pending) pendingByGuard.set(guard, (pending = new Map()));
+    const made = pending.get(recordRef);
+    if (made) return made;
+    const id = randomUUID();
+    const key = randomBytes(32);
+    pending.set(recordRef, { id, key });
+    // Openable at once (the inline models open digests inside the append's transaction): a
+    // fresh random id that only events of that transaction name. The record learns it only
+    // once that transaction committed.
+    cache.set(id, key);
+    guard.writes.push({
+      text: DATA_KEYS_INSERT,
+      id,
+      row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(tenantKek(c.tenant), key, `data\n${id}`)],
+      committed: () => idsByRecord.set(recordRef, id),
+    });
+    return { id, key };
   };
 
   const dataKeyById = async (id: string): Promise<Buffer | null> => {

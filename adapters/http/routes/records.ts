@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as E from 'fp-ts/lib/Either.js';
 import type { z } from 'zod';
 import type { RecordsOp, RecordsService } from '../../../commands/records-service.ts';
@@ -31,6 +31,16 @@ const shapeOf = (body: unknown): E.Either<Refusal, RecordsOp> => {
   return parsed.success ? E.right(parsed.data) : E.left(invalidOf(parsed.error));
 };
 
+/**
+ * A request whose body the framework will hand to the handler (JSON, declared length within
+ * the limit): only such a request may be admitted from the call-context cache, whose count is
+ * committed by the handler. Anything else (a 413 or 415 in the making) is admitted in full.
+ */
+const reachesHandler = (req: FastifyRequest) => {
+  const length = Number(req.headers['content-length']);
+  return /^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '') && Number.isSafeInteger(length) && length <= MAX_RECORDS_REQUEST_BYTES;
+};
+
 /** POST /v1/records. Every answer, refusal or not, names the job's purpose. */
 export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
   const send = (reply: FastifyReply, purpose: string, result: E.Either<Refusal, object>) =>
@@ -43,7 +53,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
    * answered without reading an upload, and a body too large (413) or not JSON (415) is
    * answered after the ticket, with the job's purpose, and counts.
    */
-  const gate = ticketGate(deps.service);
+  const gate = ticketGate(deps.service, reachesHandler);
 
   app.post(
     '/v1/records',

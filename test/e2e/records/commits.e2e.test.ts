@@ -62,35 +62,51 @@ afterAll(async () => {
 });
 
 describe('statements and commits per records request', () => {
-  it('a put of a new version on a warm ticket: the admission, one scope check and the append commit', async () => {
+  it('a put of a new version on a warm ticket: one commit, its count and checks inside the append', async () => {
     const put = await counted(() => c.rec({ op: 'put', scope: 'project:p', record_key: 'r', body: { v: 2 }, expect: 1 }));
     expect(put.result).toMatchObject({ status: 200, body: { version: 2 } });
     console.log(`put: ${put.statements} statements, ${put.commits} commits`);
-    // Before: call context, fence marks, tenant stream, counter, prior key, two stream reads, append = 8 commits.
-    expect(put.commits).toBeLessThanOrEqual(3);
+    // Round 1: call context, fence marks, tenant stream, counter, prior key, two stream reads, append = 8 commits;
+    // round 2: the admission statement and the append = 2. Now the cached admission's guard rides in the append's transaction.
+    expect(put.commits).toBe(1);
+    // BEGIN, the guard, the append, the records models (one statement), dedupe digests, renewals, COMMIT (was 9).
+    expect(put.statements).toBeLessThanOrEqual(7);
   });
 
-  it('a get on a warm ticket: the admission, the read and its audit append', async () => {
+  it('a put of a new record on a warm ticket: its new data key written in the same one commit', async () => {
+    const put = await counted(() => c.rec({ op: 'put', scope: 'project:p', record_key: 'fresh', body: { v: 1 }, expect: 0 }));
+    expect(put.result).toMatchObject({ status: 200, body: { version: 1 } });
+    console.log(`new record put: ${put.statements} statements, ${put.commits} commits`);
+    expect(put.commits).toBe(1);
+    // The same, and the new data key's row.
+    expect(put.statements).toBeLessThanOrEqual(8);
+    const { rows } = await svc.pool.query("SELECT 1 FROM custodian_data_keys WHERE scope = 'project:p' AND record_key = 'fresh'");
+    expect(rows).toHaveLength(1);
+  });
+
+  it('a get on a warm ticket: the read, then its count and audit append in one transaction', async () => {
     const get = await counted(() => c.rec({ op: 'get', scope: 'project:p', record_key: 'r' }));
     expect(get.result).toMatchObject({ status: 200, body: { record: { version: 2, body: { v: 2 } } } });
     console.log(`get: ${get.statements} statements, ${get.commits} commits`);
     expect(get.commits).toBeLessThanOrEqual(get.statements);
-    // Before: call context, fence marks, tenant stream and counter were four commits of the admission alone.
-    expect(get.commits).toBeLessThanOrEqual(4);
+    // Before: call context, fence marks, tenant stream and counter were four commits of the admission alone;
+    // round 2: admission, read, audit append = 3. Now the read's SELECT (read-only) and one write transaction.
+    expect(get.commits).toBeLessThanOrEqual(2);
   });
 
   it('a refused put still counts and writes nothing, in one admission statement', async () => {
     const refused = await counted(() => c.rec({ op: 'put', scope: 'project:p', record_key: 'r', body: { v: 9 }, expect: 0 }));
     expect(refused.result).toMatchObject({ status: 409, body: { error: 'stale', current: 2 } });
     console.log(`refused put: ${refused.statements} statements, ${refused.commits} commits`);
-    // Before: seven (the admission's four lookups, the prior key, two stream reads).
-    expect(refused.commits).toBeLessThanOrEqual(3);
+    // Before: seven (the admission's four lookups, the prior key, two stream reads). Now the
+    // scope's stream read (a refusal is only answered from a state caught up) and its count alone.
+    expect(refused.commits).toBeLessThanOrEqual(2);
     const { rows } = await svc.pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [c.call]);
-    // warm put, warm get, put, get, refused put
-    expect(rows[0]!.n).toBe(5);
+    // warm put, warm get, put, new record put, get, refused put
+    expect(rows[0]!.n).toBe(6);
     const { rows: versions } = await svc.pool.query<{ n: string }>(
       "SELECT count(*) AS n FROM custodian_events WHERE type = 'RecordVersionWritten' AND stream LIKE 'records:%'",
     );
-    expect(Number(versions[0]!.n)).toBe(2);
+    expect(Number(versions[0]!.n)).toBe(3);
   });
 });
