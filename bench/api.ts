@@ -3,7 +3,7 @@ import { startService, type Service } from '../adapters/service.ts';
 import { newAuditKey } from '../adapters/keys/audit-key.ts';
 import { serviceErrors } from './service-errors.ts';
 
-const ADMIN = 'bench-admin-key';
+export const ADMIN = 'bench-admin-key';
 
 /** The keys a service needs to come back on the same database (a restart). */
 export interface ServiceKeys {
@@ -12,10 +12,10 @@ export interface ServiceKeys {
 }
 export const newServiceKeys = (): ServiceKeys => ({ masterKey: randomBytes(32), auditKey: newAuditKey() });
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 /** A refusal as one short line to count by: status and body without the constant job_purpose. */
-const refusalText = (what: string, status: number, answer: Json) => {
+export const refusalText = (what: string, status: number, answer: Json) => {
   const { job_purpose: _purpose, ...rest } = answer;
   return `${what} → ${status} ${JSON.stringify(rest).slice(0, 120)}`;
 };
@@ -32,6 +32,26 @@ export interface Api {
 }
 
 export const JOB = { tenant: 'bench', plugin: 'notes', job: 'bench-job' } as const;
+
+/** The bench's tenant, plugin and job, made through the admin API. */
+export const provision = async (admin: (path: string, body: unknown) => Promise<Json>) => {
+  await admin('/v1/tenants', { id: JOB.tenant, settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
+  await admin(`/v1/tenants/${JOB.tenant}/plugins`, { name: JOB.plugin, functions: ['save'], agents: ['scribe'] });
+  await admin(`/v1/tenants/${JOB.tenant}/jobs`, {
+    id: JOB.job,
+    agent: 'scribe',
+    plugin: JOB.plugin,
+    subject: 'bench',
+    input: 'bench',
+    timeout_ms: 86_400_000,
+  });
+};
+
+/** A new call on the bench's job: its records ticket. */
+export const mintWith = async (admin: (path: string, body: unknown) => Promise<Json>) => {
+  const minted = (await admin(`/v1/tenants/${JOB.tenant}/jobs/${JOB.job}/calls`, { function: 'save' })) as { _meta: { 'oz0/records': { ticket: string } } };
+  return minted._meta['oz0/records'].ticket;
+};
 
 /**
  * The service in this process on `databaseUrl`, with one tenant, plugin and job (made unless
@@ -51,22 +71,8 @@ export const startApi = async (databaseUrl: string, keys: ServiceKeys, existing 
     if (res.status >= 300) throw new Error(refusalText(`POST ${path.replace(/\/calls$/, '/calls (mint)')}`, res.status, answer));
     return answer;
   };
-  if (!existing) {
-    await admin('/v1/tenants', { id: JOB.tenant, settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
-    await admin(`/v1/tenants/${JOB.tenant}/plugins`, { name: JOB.plugin, functions: ['save'], agents: ['scribe'] });
-    await admin(`/v1/tenants/${JOB.tenant}/jobs`, {
-      id: JOB.job,
-      agent: 'scribe',
-      plugin: JOB.plugin,
-      subject: 'bench',
-      input: 'bench',
-      timeout_ms: 86_400_000,
-    });
-  }
-  const mint = async () => {
-    const minted = (await admin(`/v1/tenants/${JOB.tenant}/jobs/${JOB.job}/calls`, { function: 'save' })) as { _meta: { 'oz0/records': { ticket: string } } };
-    return minted._meta['oz0/records'].ticket;
-  };
+  if (!existing) await provision(admin);
+  const mint = () => mintWith(admin);
   const recWith = async (ticket: string, body: Json) => {
     const res = await fetch(`${svc.url}/v1/records`, {
       method: 'POST',

@@ -12,7 +12,7 @@ export interface Cost {
   /** WAL fsyncs, the whole cluster (pg_stat_wal.wal_sync): durable flushes. */
   readonly walSyncs: number;
   readonly walWrites: number;
-  /** CPU time of this Node process (service and bench clients alike), ms. */
+  /** CPU time of this Node process, ms: the bench's clients, and the service when it runs in-process. */
   readonly cpuMs: number;
 }
 
@@ -23,12 +23,33 @@ export interface Phase {
 export interface PgStats {
   readonly statementsAvailable: boolean;
   readonly settings: string;
-  /** A pool whose backends must report their pending statistics before a figure is read. */
-  track(pool: pg.Pool, database: string): void;
-  untrack(pool: pg.Pool): void;
+  /**
+   * A pool whose backends must report their pending statistics before a figure is read, or,
+   * for a pool in another process, a function that makes them report (see `forcePoolFlush`).
+   */
+  track(source: StatsSource, database: string): void;
+  untrack(source: StatsSource): void;
   begin(database: string): Promise<Phase>;
   close(): Promise<void>;
 }
+
+/** A pool in this process, or a way to reach one in another (the records service's child). */
+export type StatsSource = pg.Pool | (() => Promise<void>);
+
+/** Every connection of `pool` publishes its pending counters (see `openPgStats`). */
+export const forcePoolFlush = async (pool: pg.Pool) => {
+  await Promise.all(
+    // pg-pool keeps every client, idle or busy, in `_clients`; a busy one runs this between
+    // its owner's statements (a harmless SELECT) and publishes when its transaction ends.
+    ((pool as unknown as { _clients?: pg.Client[] })._clients ?? []).map(async (c) => {
+      try {
+        await c.query('SELECT pg_stat_force_next_flush()');
+      } catch {
+        // a broken or aborted connection: its backend publishes when it ends
+      }
+    }),
+  );
+};
 
 const CONTROL = String.raw`^\s*(BEGIN|COMMIT|ROLLBACK|START TRANSACTION|SAVEPOINT|RELEASE|END)\y`;
 
@@ -61,23 +82,11 @@ export const openPgStats = async (serverUrl: string): Promise<PgStats> => {
     "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'shared_preload_libraries') ORDER BY name",
   );
   const settings = settingRows.map((r) => `${r.name}=${r.setting}`).join(', ');
-  const tracked = new Map<pg.Pool, string>();
+  const tracked = new Map<StatsSource, string>();
 
   /** Every connection of every tracked pool publishes its counters. */
   const flushAll = async () => {
-    await Promise.all(
-      [...tracked.keys()].flatMap((pool) =>
-        // pg-pool keeps every client, idle or busy, in `_clients`; a busy one runs this between
-        // its owner's statements (a harmless SELECT) and publishes when its transaction ends.
-        ((pool as unknown as { _clients?: pg.Client[] })._clients ?? []).map(async (c) => {
-          try {
-            await c.query('SELECT pg_stat_force_next_flush()');
-          } catch {
-            // a broken or aborted connection: its backend publishes when it ends
-          }
-        }),
-      ),
-    );
+    await Promise.all([...tracked.keys()].map((source) => (typeof source === 'function' ? source() : forcePoolFlush(source))));
     await client.query('SELECT pg_stat_force_next_flush()');
     await sleep(300);
   };
@@ -106,8 +115,8 @@ export const openPgStats = async (serverUrl: string): Promise<PgStats> => {
   return {
     statementsAvailable,
     settings,
-    track: (pool, database) => void tracked.set(pool, database),
-    untrack: (pool) => void tracked.delete(pool),
+    track: (source, database) => void tracked.set(source, database),
+    untrack: (source) => void tracked.delete(source),
     async begin(database) {
       await flushAll();
       if (statementsAvailable) await client.query('SELECT pg_stat_statements_reset()');
