@@ -15,8 +15,8 @@ interface Entry {
 
 /**
  * How long a full admission is reused. The log heads the guard checks catch every event that
- * changes the call; this bounds only what the context takes from read models that may lag
- * the log (tenant settings, plugin scopes), to what one full admission would have read.
+ * changes the call, and a context is kept only when its read models held those heads' events
+ * (`modelsCurrent`); the age bound is a second line, not the first.
  */
 const MAX_AGE_MS = 1_000;
 const CAPACITY = 4_096;
@@ -70,10 +70,11 @@ export const admissionCache = (now: () => number) => {
     /**
      * Keeps a full admission — only when the fence decided on exactly the heads the statement
      * read (the job at that revision, its blocks those whose marks were read), so the guard's
-     * heads are the ones the decision rests on.
+     * heads are the ones the decision rests on, and when the read models the context came from
+     * held those heads' events (settings and scopes are read from them, not folded from the log).
      */
     keep(ticket: string, ctx: CallContext, index: number, heads: LogHeads | null, blocksNow: readonly number[]) {
-      if (!heads || ctx.job_revision !== heads.jobRevision || !same(blocksNow, heads.blockRevisions)) return;
+      if (!heads || !heads.modelsCurrent || ctx.job_revision !== heads.jobRevision || !same(blocksNow, heads.blockRevisions)) return;
       const hash = ticketHash(ticket);
       entries.delete(hash);
       entries.set(hash, { ctx, heads, n: index, at: Date.now() });

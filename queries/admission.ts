@@ -9,6 +9,13 @@ export interface LogHeads {
   readonly blockRevisions: readonly number[];
   readonly marks: string;
   readonly tenantRevision: number;
+  /**
+   * Whether every read model the context came from (calls, jobs, tenants and plugins,
+   * revocations) had applied the latest event of the job's and the tenant's streams when it was
+   * read. Only such a context may be reused: the guard proves those streams have not moved
+   * since, but not that the models had caught up with them (a PATCH answered a moment ago).
+   */
+  readonly modelsCurrent: boolean;
 }
 
 export interface Admission {
@@ -26,6 +33,7 @@ interface Row extends CallContextRow {
   job_revision_now: string | null;
   job_marks: string | null;
   tenant_revision_now: string | null;
+  models_current: boolean | null;
   prior_scope: string | null;
   prior_key: string | null;
   prior_version: number | null;
@@ -35,7 +43,10 @@ const LOG_HEADS = `,
   (SELECT revision FROM custodian_streams WHERE stream = 'job:' || ctx.tenant || ':' || ctx.job) AS job_revision_now,
   (SELECT string_agg(e.revision || ':' || e.xmin::text, ',' ORDER BY e.revision) FROM custodian_events e
      WHERE e.stream = 'job:' || ctx.tenant || ':' || ctx.job AND e.revision = ANY($2::bigint[])) AS job_marks,
-  (SELECT revision FROM custodian_streams WHERE stream = 'tenant:' || ctx.tenant) AS tenant_revision_now`;
+  (SELECT revision FROM custodian_streams WHERE stream = 'tenant:' || ctx.tenant) AS tenant_revision_now,
+  (SELECT min(c.position) FROM custodian_checkpoints c WHERE c.name = ANY(ARRAY['calls', 'jobs', 'tenants', 'revocations']) HAVING count(*) = 4)
+    >= (SELECT coalesce(max(e.position), 0) FROM custodian_streams s JOIN custodian_events e ON e.stream = s.stream AND e.revision = s.revision
+        WHERE s.stream IN ('job:' || ctx.tenant || ':' || ctx.job, 'tenant:' || ctx.tenant)) AS models_current`;
 
 /**
  * Checks 1 and 2 in one statement (one commit): the call behind the ticket, its request count
@@ -58,7 +69,7 @@ export const admitTicket = async (sql: Sql, ticket: string, blockRevisions: read
   );
   const row = rows[0];
   if (!row) return null;
-  const { request_index, job_revision_now, job_marks, tenant_revision_now, prior_scope, prior_key, prior_version, ...context } = row;
+  const { request_index, job_revision_now, job_marks, tenant_revision_now, models_current, prior_scope, prior_key, prior_version, ...context } = row;
   return {
     found: contextOf(context),
     index: Number(request_index),
@@ -68,6 +79,7 @@ export const admitTicket = async (sql: Sql, ticket: string, blockRevisions: read
           blockRevisions,
           marks: job_marks ?? '',
           tenantRevision: tenant_revision_now === null ? -1 : Number(tenant_revision_now),
+          modelsCurrent: models_current === true,
         }
       : null,
     prior: {

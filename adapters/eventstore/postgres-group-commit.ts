@@ -100,6 +100,11 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
           const { rows } = await client.query<{ ord: number }>(prepared(GUARD_SQL, guardParams(checked)));
           for (const r of rows) held.add(checked[r.ord]!);
         }
+        // A guard that failed wrote nothing, so the rows written for it are taken back (rare: only on a failure).
+        await undoRows(
+          client,
+          guards.filter((g) => !held.has(g)).flatMap((g) => g.writes.filter((w) => written.has(w.id))),
+        );
       }
       // Appends whose guard failed are left out: their requests are admitted again in full.
       const batch = appends.filter((p) => !p.guard || held.has(p.guard));
@@ -112,6 +117,12 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     } finally {
       client?.release();
     }
+  };
+
+  const undoRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]) => {
+    const byUndo = new Map<string, string[]>();
+    for (const w of writes) byUndo.set(w.undo, [...(byUndo.get(w.undo) ?? []), w.id]);
+    for (const [text, ids] of byUndo) await client.query(text, [ids]);
   };
 
   const writeRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]): Promise<Set<string>> => {

@@ -63,6 +63,7 @@ class Lru<V> {
 const DATA_KEYS_INSERT = `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
   ON CONFLICT DO NOTHING RETURNING key_id::text AS id`;
+const DATA_KEYS_UNDO = 'DELETE FROM custodian_data_keys WHERE key_id = ANY($1::uuid[])';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -164,6 +165,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     cache.set(id, key);
     guard.writes.push({
       text: DATA_KEYS_INSERT,
+      undo: DATA_KEYS_UNDO,
       id,
       row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(tenantKek(c.tenant), key, `data\n${id}`)],
       committed: () => idsByRecord.set(recordRef, id),

@@ -34,6 +34,8 @@ export interface AdmissionGuard {
  */
 export interface GuardWrite {
   readonly text: string;
+  /** Deletes rows of this kind by `id` (one parameter: the ids, as an array): a failed guard's rows never commit. */
+  readonly undo: string;
   readonly id: string;
   readonly row: readonly unknown[];
   /** Heard after the commit that holds the row. */
