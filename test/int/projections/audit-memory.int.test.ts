@@ -57,8 +57,20 @@ const activity = async (from: number, to: number) => {
   }
 };
 
+/**
+ * Runs batches until the projection holds every event written so far. An empty batch is not
+ * the end: a transaction elsewhere in the cluster (another test file's) holds the log's
+ * readable head back until it ends, so wait for the head to pass the last event written.
+ */
 const drain = async (p: ReturnType<typeof createAuditProjection>, batchSize: number) => {
-  while ((await runBatch(store, models, p, batchSize)).applied > 0);
+  const { rows } = await pool.query<{ last: string | null }>('SELECT max(position) AS last FROM custodian_events');
+  const last = Number(rows[0]?.last ?? 0);
+  for (;;) {
+    const r = await runBatch(store, models, p, batchSize);
+    if (r.applied > 0) continue;
+    if (r.checkpoint >= last) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 };
 
 describe('the audit projection keeps its trees\u2019 right edges in memory', () => {
