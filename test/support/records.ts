@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { TestService } from './service.ts';
 
 export interface Caller {
@@ -65,4 +66,12 @@ export const records = async (svc: TestService, ticket: string, body: unknown) =
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as any };
+};
+
+/**
+ * Two requests on `svc` with the caller's ticket: from the third on, that instance admits the
+ * ticket from its call-context cache. A get of a key no one writes shows nothing, so it joins no labels.
+ */
+export const warm = async (svc: TestService, c: Caller) => {
+  for (let i = 0; i < 2; i++) expect((await records(svc, c.ticket, { op: 'get', scope: 'project:warm', record_key: 'none' })).status).toBe(200);
 };

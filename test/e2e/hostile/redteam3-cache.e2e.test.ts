@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, records, type Caller } from '../../support/records.ts';
+import { caller, records, warm } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
@@ -18,12 +18,6 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
 });
-
-/** Two requests on `svc`: from the third on, the ticket is admitted from that instance's cache. */
-const warm = async (svc: TestService, c: Caller) => {
-  // A get of a key no one writes: it shows nothing, so it joins no labels.
-  for (let i = 0; i < 2; i++) expect((await records(svc, c.ticket, { op: 'get', scope: 'project:warm', record_key: 'none' })).status).toBe(200);
-};
 
 const mint = async (svc: TestService, job: string, step: number) => {
   const minted = await svc.admin('POST', `/v1/tenants/acme/jobs/${job}/calls`, { function: 'save', step });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, records, type Caller } from '../../support/records.ts';
+import { caller, records, warm } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
@@ -17,10 +17,6 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
 });
-
-const warm = async (svc: TestService, c: Caller) => {
-  for (let i = 0; i < 2; i++) expect((await records(svc, c.ticket, { op: 'get', scope: 'project:warm', record_key: 'none' })).status).toBe(200);
-};
 
 let n = 0;
 describe('a grant withdrawn on B while a delegated ticket is warm on A', () => {

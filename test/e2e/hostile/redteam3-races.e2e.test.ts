@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, records, type Caller } from '../../support/records.ts';
+import { caller, records, warm } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /** Red-team pass over the call-context cache: races between warm tickets on two instances. */
@@ -15,10 +15,6 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
 });
-
-const warm = async (svc: TestService, c: Caller) => {
-  for (let i = 0; i < 2; i++) expect((await records(svc, c.ticket, { op: 'get', scope: 'project:warm', record_key: 'none' })).status).toBe(200);
-};
 
 describe('a new record raced from warm tickets on A and B', () => {
   it('is written once, and reads back (its data key committed with it)', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, records, type Caller } from '../../support/records.ts';
+import { caller, warm } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
@@ -20,10 +20,6 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
 });
-
-const warm = async (svc: TestService, c: Caller) => {
-  for (let i = 0; i < 2; i++) expect((await records(svc, c.ticket, { op: 'get', scope: 'project:warm', record_key: 'none' })).status).toBe(200);
-};
 
 const keyRows = async (scope: string, key: string) =>
   (await a.pool.query(`SELECT key_id FROM custodian_data_keys WHERE tenant = 'acme' AND scope = $1 AND record_key = $2`, [scope, key])).rows;
