@@ -127,6 +127,16 @@ export const openPgStats = async (serverUrl: string): Promise<PgStats> => {
           const cpuUsed = process.cpuUsage(cpu);
           await flushAll();
           const after = await read(database);
+          // BENCH_TOP_STATEMENTS=N: which statements the figures count (the N most called), to see where they come from.
+          const top = Number(process.env.BENCH_TOP_STATEMENTS ?? 0);
+          if (statementsAvailable && top > 0) {
+            const { rows: most } = await client.query<{ calls: string; query: string }>(
+              `SELECT s.calls, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                WHERE d.datname = $1 ORDER BY s.calls DESC LIMIT $2`,
+              [database, top],
+            );
+            for (const m of most) console.log(`      ${String(m.calls).padStart(7)}  ${m.query}`);
+          }
           return {
             statements: after.statements,
             control: after.control,
