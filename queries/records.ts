@@ -1,3 +1,4 @@
+import { versionsBatch } from './versions-batch.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import type { Sealed } from '../domain/records/events.ts';
@@ -96,6 +97,8 @@ const decodeCursor = (s: string): { o: string; c?: number; s: string; k: string 
 
 export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number }) => {
   const { db, sealer, now } = deps;
+  // Concurrent gets share one statement (queries/versions-batch.ts).
+  const batched = versionsBatch(db, `${COLUMNS}, first_value(v.purpose) OVER w AS record_purpose, first_value(v.subject_kind) OVER w AS record_subject_kind`);
 
   /** Opens a row into its view, or null when its key was shredded (erased data stays gone). */
   const view = async (ctx: CallContext, row: VersionRow): Promise<RecordView | null> => {
@@ -168,15 +171,7 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
   const readable = (ctx: CallContext, row: VersionRow) => mayRead(ctx, row, ctx.settings) && agentMayUse(ctx, row.scope);
 
   /** Every version of a record, newest first, each knowing the newest version's purpose and kind. */
-  const versionsOf = async (ctx: CallContext, scope: string, key: string) =>
-    (
-      await db.query<VersionRow>(
-        `SELECT ${COLUMNS}, first_value(v.purpose) OVER w AS record_purpose, first_value(v.subject_kind) OVER w AS record_subject_kind
-         FROM rm_record_versions v WHERE v.tenant = $1 AND v.plugin = $2 AND v.scope = $3 AND v.key = $4
-         WINDOW w AS (ORDER BY v.version DESC) ORDER BY v.version DESC`,
-        [ctx.tenant, ctx.plugin, scope, key],
-      )
-    ).rows;
+  const versionsOf = (ctx: CallContext, scope: string, key: string) => batched<VersionRow>({ tenant: ctx.tenant, plugin: ctx.plugin, scope, key });
 
   /** The versions of a record this read may show (SPEC §4 start-up reads, §7 person ends), newest first. */
   const showable = async (ctx: CallContext, scope: string, key: string) => {
