@@ -145,4 +145,50 @@ export const eventStoreMigrations: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    // A batch's appends behind its admission guards, in the guards' own statement: the appends
+    // whose guard (p_guard_of, an ordinal; null for none) is not among those held (p_held) are
+    // left out, with no positions taken and no row answered; the rest go through
+    // custodian_append_many as they are.
+    id: 'eventstore-004',
+    sql: `
+      CREATE OR REPLACE FUNCTION custodian_append_guarded(p_held int[], p_guard_of int[], p_streams text[], p_expected text[], p_counts int[], p_ids uuid[], p_types text[], p_versions int[], p_data jsonb[], p_meta jsonb[])
+      RETURNS TABLE (idx int, ok boolean, first_position bigint, last_revision bigint, actual bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        kept int[] := '{}';
+        streams text[] := '{}';
+        expected text[] := '{}';
+        counts int[] := '{}';
+        ids uuid[] := '{}';
+        types text[] := '{}';
+        versions int[] := '{}';
+        datas jsonb[] := '{}';
+        metas jsonb[] := '{}';
+        offs int := 0;
+        n int;
+      BEGIN
+        FOR k IN 1..coalesce(array_length(p_streams, 1), 0) LOOP
+          n := p_counts[k];
+          IF p_guard_of[k] IS NULL OR p_guard_of[k] = ANY(coalesce(p_held, '{}')) THEN
+            kept := kept || k;
+            streams := streams || p_streams[k];
+            expected := expected || p_expected[k];
+            counts := counts || n;
+            ids := ids || p_ids[offs + 1 : offs + n];
+            types := types || p_types[offs + 1 : offs + n];
+            versions := versions || p_versions[offs + 1 : offs + n];
+            datas := datas || p_data[offs + 1 : offs + n];
+            metas := metas || p_meta[offs + 1 : offs + n];
+          END IF;
+          offs := offs + n;
+        END LOOP;
+        IF array_length(kept, 1) IS NULL THEN
+          RETURN;
+        END IF;
+        RETURN QUERY SELECT kept[a.idx], a.ok, a.first_position, a.last_revision, a.actual
+          FROM custodian_append_many(streams, expected, counts, ids, types, versions, datas, metas) AS a;
+      END $$;
+    `,
+  },
 ];
