@@ -168,6 +168,14 @@ export const eventStoreMigrations: readonly Migration[] = [
         offs int := 0;
         n int;
       BEGIN
+        IF NOT EXISTS (SELECT 1 FROM unnest(p_guard_of) AS g(ord) WHERE g.ord IS NOT NULL AND NOT g.ord = ANY(coalesce(p_held, '{}'))) THEN
+          -- Every guard held (the usual case): the arrays as they came, copied nowhere.
+          IF coalesce(array_length(p_streams, 1), 0) > 0 THEN
+            RETURN QUERY SELECT a.idx, a.ok, a.first_position, a.last_revision, a.actual
+              FROM custodian_append_many(p_streams, p_expected, p_counts, p_ids, p_types, p_versions, p_data, p_meta) AS a;
+          END IF;
+          RETURN;
+        END IF;
         FOR k IN 1..coalesce(array_length(p_streams, 1), 0) LOOP
           n := p_counts[k];
           IF p_guard_of[k] IS NULL OR p_guard_of[k] = ANY(coalesce(p_held, '{}')) THEN
