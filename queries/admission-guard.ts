@@ -1,7 +1,7 @@
 import type { AdmissionGuard, GuardWrite } from '../domain/ports/admission-guard.ts';
 
-/** The parameters the guarded append takes before its guards' rows ($1 … $22). */
-const FIXED = 22;
+/** The parameters the guarded append takes before its guards' rows ($1 … $24). */
+const FIXED = 24;
 
 /**
  * A batch's guards and appends in one statement: the guards' rows (a new record's data key),
@@ -26,7 +26,12 @@ export const guardedAppendSql = (writes: readonly { text: string; columns: numbe
     return `w${i} AS (${shifted}),`;
   });
   const written = writes.length === 0 ? 'SELECT NULL::text AS id WHERE false' : writes.map((_, i) => `SELECT id::text FROM w${i}`).join(' UNION ALL ');
-  return `WITH ${ctes.join('\n  ')}
+  // $23: the batch's first position when its transaction took them with its BEGIN; else they are
+  // taken here ($24 of them) before any write (\`moved\` joins \`alloc\`; rows are written only
+  // in a transaction, which took them already).
+  return `WITH alloc AS MATERIALIZED (
+    SELECT coalesce($23::bigint, CASE WHEN $24::int > 0 THEN custodian_allocate_positions($24::int) END) AS first),
+  ${ctes.join('\n  ')}
   written AS (${written}),
   g AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[])
@@ -42,12 +47,12 @@ export const guardedAppendSql = (writes: readonly { text: string; columns: numbe
       AND (g.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM rm_request_keys k WHERE k.tenant = g.tenant AND k.request_key = g.request_key))),
   span AS (SELECT call, min(idx) AS lo, max(idx) AS hi, count(*) AS n FROM ok GROUP BY call),
   moved AS (
-    UPDATE custodian_call_requests r SET n = span.hi FROM span
+    UPDATE custodian_call_requests r SET n = span.hi FROM span CROSS JOIN alloc
     WHERE r.call = span.call AND r.n = span.lo - 1 AND span.hi - span.lo + 1 = span.n RETURNING r.call),
   held AS (SELECT coalesce(array_agg(ok.ord), '{}') AS ords FROM ok JOIN moved ON moved.call = ok.call)
   SELECT held.ords AS held, (SELECT coalesce(array_agg(id), '{}') FROM written) AS written,
     a.idx, a.ok, a.first_position, a.last_revision, a.actual
-  FROM held LEFT JOIN LATERAL custodian_append_guarded(held.ords, $14::int[], $15::text[], $16::text[], $17::int[], $18::uuid[],
+  FROM held CROSS JOIN alloc LEFT JOIN LATERAL custodian_append_guarded(alloc.first, held.ords, $14::int[], $15::text[], $16::text[], $17::int[], $18::uuid[],
     $19::text[], $20::int[], $21::jsonb[], $22::jsonb[]) AS a ON true`;
 };
 
@@ -59,11 +64,15 @@ export interface GuardedAppend {
   readonly events: readonly { event_id: string; type: string; schema_version: number; data: unknown; metadata: unknown }[];
 }
 
-/** The parameters of `guardedAppendSql(kinds)`, for `guards` (in ordinal order), their rows by kind, and `appends`. */
+/**
+ * The parameters of `guardedAppendSql(kinds)`, for `guards` (in ordinal order), their rows by
+ * kind, and `appends`; `first`: the batch's first position if its transaction took them.
+ */
 export const guardedAppendParams = (
   guards: readonly AdmissionGuard[],
   kinds: readonly (readonly GuardWrite[])[],
   appends: readonly GuardedAppend[],
+  first: number | null,
 ): unknown[] => {
   const ords = new Map(guards.map((g, i) => [g, i]));
   const rows = guards.flatMap((g) => g.writes.map((w) => [ords.get(g)!, w.id] as const));
@@ -91,6 +100,8 @@ export const guardedAppendParams = (
     events.map((e) => e.schema_version),
     events.map((e) => JSON.stringify(e.data)),
     events.map((e) => JSON.stringify(e.metadata)),
+    first,
+    events.length,
     // Each kind's rows, column by column, in the order of its statement's parameters.
     ...kinds.flatMap((ws) => ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]))),
   ];

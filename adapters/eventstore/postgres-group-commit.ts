@@ -60,6 +60,9 @@ interface Row {
 
 const CALL = `SELECT idx, ok, first_position, last_revision, actual
   FROM custodian_append_many($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
+/** The same from positions its transaction took with its BEGIN ($9). */
+const CALL_FROM = `SELECT idx, ok, first_position, last_revision, actual
+  FROM custodian_append_from($9::bigint, $1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
 const MAX_BATCH = 256;
 
 /** A row of `guardedAppendSql`: the first carries the guards that held and the rows written; `idx` is null when no append was made. */
@@ -79,6 +82,21 @@ const resultOf = (p: Pending, r: Row): Result =>
   r.ok
     ? E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.events.length - 1 })
     : E.left({ kind: 'wrong_expected_revision', stream: p.stream, expected: p.expected, actual: r.actual ?? 'no_stream' });
+
+/**
+ * Opens the batch's transaction and, when it appends, takes the positions of all its events
+ * (and so its xid) in the same round trip, before anything in it writes (see eventstore-004):
+ * the first position, or null.
+ */
+const begin = async (client: pg.PoolClient, events: number): Promise<number | null> => {
+  if (events === 0) {
+    await client.query('BEGIN');
+    return null;
+  }
+  if (!Number.isSafeInteger(events) || events < 0) throw new Error(`cannot take ${events} positions`);
+  const results = (await client.query(`BEGIN; SELECT custodian_allocate_positions(${events}) AS first`)) as unknown as pg.QueryResult<{ first: string }>[];
+  return Number(results[1]!.rows[0]!.first);
+};
 
 const sqlOn = (client: pg.PoolClient): Sql => ({
   query: (async (text: string, params?: readonly unknown[]) =>
@@ -121,22 +139,27 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     const kinds = [...byText.values()];
     const ords = new Map(guards.map((g, i) => [g, i]));
     const text = guardedAppendSql(kinds.map((ws) => ({ text: ws[0]!.text, columns: ws[0]!.row.length })));
-    const params = guardedAppendParams(
-      guards,
-      kinds,
-      appends.map((p) => ({ guard: p.guard ? ords.get(p.guard)! : null, stream: p.stream, expected: expectedText(p.expected), events: p.events })),
-    );
+    const params = (first: number | null) =>
+      guardedAppendParams(
+        guards,
+        kinds,
+        appends.map((p) => ({ guard: p.guard ? ords.get(p.guard)! : null, stream: p.stream, expected: expectedText(p.expected), events: p.events })),
+        first,
+      );
     const needsInline = inline !== null && appends.some((p) => p.events.some((e) => inline.handles(e.type)));
     const alone = statements.length === 0 && kinds.length === 0 && !needsInline;
     let out: GuardedRow[];
     const answers: unknown[][] = [];
     const client = alone ? null : await pool.connect();
     try {
-      if (!client) out = (await pool.query<GuardedRow>(prepared(text, params))).rows;
+      if (!client) out = (await pool.query<GuardedRow>(prepared(text, params(null)))).rows;
       else {
-        await client.query('BEGIN');
+        const first = await begin(
+          client,
+          appends.reduce((n, p) => n + p.events.length, 0),
+        );
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
-        out = (await client.query<GuardedRow>(prepared(text, params))).rows;
+        out = (await client.query<GuardedRow>(prepared(text, params(first)))).rows;
       }
       const held = new Set(out[0]!.held.map((i) => guards[i]!));
       if (client) {
@@ -212,9 +235,9 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     } else if (statements.length + batch.length > 0) {
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        const first = await begin(client, flat.length);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
-        if (batch.length > 0) rows = (await client.query<Row>(prepared(CALL, args))).rows;
+        if (batch.length > 0) rows = (await client.query<Row>(prepared(CALL_FROM, [...args, first]))).rows;
         if (needsInline) await applyInline(client, batch, rows);
         await client.query('COMMIT');
       } catch (error) {
