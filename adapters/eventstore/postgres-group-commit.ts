@@ -154,10 +154,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     try {
       if (!client) out = (await pool.query<GuardedRow>(prepared(text, params(null)))).rows;
       else {
-        const first = await begin(
-          client,
-          appends.reduce((n, p) => n + p.events.length, 0),
-        );
+        // With nothing written before it, the statement takes the positions itself, before its count moves.
+        const first = await begin(client, statements.length > 0 || kinds.length > 0 ? appends.reduce((n, p) => n + p.events.length, 0) : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
         out = (await client.query<GuardedRow>(prepared(text, params(first)))).rows;
       }
@@ -235,9 +233,10 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     } else if (statements.length + batch.length > 0) {
       const client = await pool.connect();
       try {
-        const first = await begin(client, flat.length);
+        // With no statement before it, the append takes its positions first itself.
+        const first = await begin(client, statements.length > 0 ? flat.length : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
-        if (batch.length > 0) rows = (await client.query<Row>(prepared(CALL_FROM, [...args, first]))).rows;
+        if (batch.length > 0) rows = (await client.query<Row>(first === null ? prepared(CALL, args) : prepared(CALL_FROM, [...args, first]))).rows;
         if (needsInline) await applyInline(client, batch, rows);
         await client.query('COMMIT');
       } catch (error) {
