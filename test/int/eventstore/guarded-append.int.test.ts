@@ -170,6 +170,36 @@ describe('the guarded append', () => {
     expect(await countOf(b.id)).toBe(0);
   });
 
+  it.each([
+    ['with rows (positions taken with BEGIN)', true],
+    ['with none (the statement alone takes them before its count moves)', false],
+  ])('keeps position order the order of transaction ids while two committers append guarded batches %s', async (_, withRows) => {
+    const pool2 = createPool(db.url, 8);
+    const store2 = await postgresEventStore(pool2, {});
+    try {
+      const head = (await pool.query<{ p: string }>('SELECT coalesce(max(position), 0) AS p FROM custodian_events')).rows[0]!.p;
+      const calls = await Promise.all(Array.from({ length: 40 }, () => call(0)));
+      const answers = await Promise.all(
+        calls.map((c, i) =>
+          admissionGuards.run(c.guard({ writes: withRows ? [row(`both-${randomUUID()}`, i)] : [] }), () =>
+            (i % 2 === 0 ? store : store2).append(`both:${randomUUID()}`, [ev()], 'no_stream'),
+          ),
+        ),
+      );
+      expect(answers.every(E.isRight)).toBe(true);
+      // Readers stop below the oldest running xid: a lower position under a newer xid could be passed over.
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM custodian_events a JOIN custodian_events b ON a.position < b.position AND a.tx_id > b.tx_id
+         WHERE a.position > $1 AND b.position > $1`,
+        [head],
+      );
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await store2.close();
+      await pool2.end();
+    }
+  });
+
   it('counts a call once when two of its requests in one batch follow on from the count', async () => {
     const a = await call(0);
     const [s1, s2] = [`one:${randomUUID()}`, `two:${randomUUID()}`];
