@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../domain/events/registry.ts';
 import type { RecordedEvent } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
+import type { Fragment } from './fragments.ts';
 
 /** A decoded event beside the log entry it came from. */
 export interface Applicable {
@@ -39,4 +40,10 @@ export interface Projection {
   readonly canHandle?: readonly string[];
   apply(sql: Sql, event: DomainEvent, recorded: RecordedEvent): Promise<void>;
   applyBatch?(sql: Sql, events: readonly Applicable[], span: LogSpan): Promise<void>;
+  /**
+   * What `applyBatch` would write, as fragments (`fragments.ts`) to be sent with other models'
+   * in one statement — when the batch is that simple; null when it is not (then `applyBatch`).
+   * Used where a round trip counts: the models written in an append's own transaction.
+   */
+  fragments?(events: readonly Applicable[]): Promise<readonly Fragment[] | null>;
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../domain/ports/read-model.ts';
-import type { Projection } from './projection.ts';
+import type { Fragment } from './fragments.ts';
+import type { Applicable, Projection } from './projection.ts';
 import { inRuns } from './runs.ts';
 
 interface RecordRef {
@@ -10,12 +11,21 @@ interface RecordRef {
 }
 
 /** A run of writes and removals: one DELETE of their renewals. */
-const dropRenewals = (sql: Sql, refs: readonly RecordRef[]) =>
-  sql.query(
-    `DELETE FROM rm_renewals r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
+const renewalsDropped = (refs: readonly RecordRef[]): Fragment => ({
+  text: `DELETE FROM rm_renewals r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
      WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key`,
-    [refs.map((r) => r.tenant), refs.map((r) => r.plugin), refs.map((r) => r.scope), refs.map((r) => r.key)],
-  );
+  params: [refs.map((r) => r.tenant), refs.map((r) => r.plugin), refs.map((r) => r.scope), refs.map((r) => r.key)],
+});
+
+const dropRenewals = (sql: Sql, refs: readonly RecordRef[]) => {
+  const { text, params } = renewalsDropped(refs);
+  return sql.query(text, params);
+};
+
+const refOf = ({ event }: Applicable): RecordRef | null =>
+  event.type === 'RecordVersionWritten' || event.type === 'RecordRemoved'
+    ? { tenant: event.data.tenant, plugin: event.data.plugin, scope: event.data.scope, key: event.data.key }
+    : null;
 
 /** Renewals asked of record owners, and the tenant's legal holds. */
 export const retentionProjection: Projection = {
@@ -73,12 +83,14 @@ export const retentionProjection: Projection = {
   async applyBatch(sql, items) {
     await inRuns(
       items,
-      ({ event }) =>
-        event.type === 'RecordVersionWritten' || event.type === 'RecordRemoved'
-          ? { tenant: event.data.tenant, plugin: event.data.plugin, scope: event.data.scope, key: event.data.key }
-          : null,
+      refOf,
       (refs) => dropRenewals(sql, refs),
       ({ event, recorded }) => retentionProjection.apply(sql, event, recorded),
     );
+  },
+  // A batch of writes and removals only (a put's) is one DELETE; anything else goes through applyBatch.
+  async fragments(items) {
+    const refs = items.map(refOf);
+    return refs.every((r) => r !== null) ? [renewalsDropped(refs as RecordRef[])] : null;
   },
 };

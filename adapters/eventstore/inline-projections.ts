@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../../domain/events/registry.ts';
 import type { RecordedEvent } from '../../domain/ports/event-store.ts';
+import { fused, type Fragment } from '../../projections/fragments.ts';
 import type { Applicable, Projection } from '../../projections/projection.ts';
 import { handles } from '../../projections/runner.ts';
 import type { InlineProjections } from './postgres-group-commit.ts';
@@ -30,14 +31,21 @@ export const inlineProjections = (projections: readonly Projection[]): InlinePro
     handles: (type) => types.has(type),
     async apply(sql, events) {
       // Decoded once; then each model takes the batch's events it reads set-based (one or two
-      // statements for the batch) when it can, one by one when it cannot.
+      // statements for the batch) when it can, one by one when it cannot. The models that can
+      // say their batch as fragments share one statement: each writes only its own tables.
       const decoded = events.filter((e) => types.has(e.type)).map(decode);
+      const together: Fragment[] = [];
       for (const p of projections) {
         const items = decoded.filter((a) => handles(p, a.recorded.type));
         if (items.length === 0) continue;
-        if (p.applyBatch) await p.applyBatch(sql, items, { after: items[0]!.recorded.position - 1, to: items.at(-1)!.recorded.position });
+        const fragments = p.fragments ? await p.fragments(items) : null;
+        if (fragments) together.push(...fragments);
+        else if (p.applyBatch) await p.applyBatch(sql, items, { after: items[0]!.recorded.position - 1, to: items.at(-1)!.recorded.position });
         else for (const { event, recorded } of items) await p.apply(sql, event, recorded);
       }
+      if (together.length === 0) return;
+      const { text, params } = fused(together);
+      await sql.query(text, params);
     },
   };
 };

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
 import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
-import { GUARD_SQL, guardParams } from '../../queries/admission-guard.ts';
+import { guardedAppendParams, guardedAppendSql } from '../../queries/admission-guard.ts';
 import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from './admission-guard.ts';
 
 /**
@@ -60,7 +60,43 @@ interface Row {
 
 const CALL = `SELECT idx, ok, first_position, last_revision, actual
   FROM custodian_append_many($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
+/** The same from positions its transaction took with its BEGIN ($9). */
+const CALL_FROM = `SELECT idx, ok, first_position, last_revision, actual
+  FROM custodian_append_from($9::bigint, $1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
 const MAX_BATCH = 256;
+
+/** A row of `guardedAppendSql`: the first carries the guards that held and the rows written; `idx` is null when no append was made. */
+interface GuardedRow {
+  held: number[];
+  written: string[];
+  idx: number | null;
+  ok: boolean | null;
+  first_position: number | null;
+  last_revision: number | null;
+  actual: number | null;
+}
+
+const expectedText = (expected: ExpectedRevision) => (typeof expected === 'number' ? String(expected) : expected);
+
+const resultOf = (p: Pending, r: Row): Result =>
+  r.ok
+    ? E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.events.length - 1 })
+    : E.left({ kind: 'wrong_expected_revision', stream: p.stream, expected: p.expected, actual: r.actual ?? 'no_stream' });
+
+/**
+ * Opens the batch's transaction and, when it appends, takes the positions of all its events
+ * (and so its xid) in the same round trip, before anything in it writes (see eventstore-004):
+ * the first position, or null.
+ */
+const begin = async (client: pg.PoolClient, events: number): Promise<number | null> => {
+  if (events === 0) {
+    await client.query('BEGIN');
+    return null;
+  }
+  if (!Number.isSafeInteger(events) || events < 0) throw new Error(`cannot take ${events} positions`);
+  const results = (await client.query(`BEGIN; SELECT custodian_allocate_positions(${events}) AS first`)) as unknown as pg.QueryResult<{ first: string }>[];
+  return Number(results[1]!.rows[0]!.first);
+};
 
 const sqlOn = (client: pg.PoolClient): Sql => ({
   query: (async (text: string, params?: readonly unknown[]) =>
@@ -78,39 +114,66 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   const queue: Queued[] = [];
   let writing = false;
 
-  /** One transaction for the batch: its statements first, then the appends with their inline models. */
+  /** One transaction for the batch (or one statement alone): its statements first, then the appends with their inline models. */
   const write = async (
     statements: readonly Statement[],
     appends: readonly Pending[],
     guardOnly: readonly GuardOnly[],
   ): Promise<{ answers: unknown[][]; results: (Result | null)[]; held: Set<AdmissionGuard> }> => {
     const guards = [...appends.flatMap((p) => (p.guard ? [p.guard] : [])), ...guardOnly.map((g) => g.guard)];
-    const held = new Set<AdmissionGuard>();
-    const client = guards.length > 0 ? await pool.connect() : null;
+    if (guards.length === 0) return { ...(await writeIn(statements, appends)), held: new Set() };
+    return guarded(statements, appends, guards);
+  };
+
+  /**
+   * A batch with cached admissions: the guards' rows, checks and counts and the appends are
+   * one statement (`guardedAppendSql`), which commits on its own when nothing else is written.
+   */
+  const guarded = async (
+    statements: readonly Statement[],
+    appends: readonly Pending[],
+    guards: readonly AdmissionGuard[],
+  ): Promise<{ answers: unknown[][]; results: (Result | null)[]; held: Set<AdmissionGuard> }> => {
+    const byText = new Map<string, GuardWrite[]>();
+    for (const w of guards.flatMap((g) => g.writes)) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
+    const kinds = [...byText.values()];
+    const ords = new Map(guards.map((g, i) => [g, i]));
+    const text = guardedAppendSql(kinds.map((ws) => ({ text: ws[0]!.text, columns: ws[0]!.row.length })));
+    const params = (first: number | null) =>
+      guardedAppendParams(
+        guards,
+        kinds,
+        appends.map((p) => ({ guard: p.guard ? ords.get(p.guard)! : null, stream: p.stream, expected: expectedText(p.expected), events: p.events })),
+        first,
+      );
+    const needsInline = inline !== null && appends.some((p) => p.events.some((e) => inline.handles(e.type)));
+    const alone = statements.length === 0 && kinds.length === 0 && !needsInline;
+    let out: GuardedRow[];
+    const answers: unknown[][] = [];
+    const client = alone ? null : await pool.connect();
     try {
+      if (!client) out = (await pool.query<GuardedRow>(prepared(text, params(null)))).rows;
+      else {
+        // With nothing written before it, the statement takes the positions itself, before its count moves.
+        const first = await begin(client, statements.length > 0 || kinds.length > 0 ? appends.reduce((n, p) => n + p.events.length, 0) : 0);
+        for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
+        out = (await client.query<GuardedRow>(prepared(text, params(first)))).rows;
+      }
+      const held = new Set(out[0]!.held.map((i) => guards[i]!));
       if (client) {
-        await client.query('BEGIN');
-        // The guards' rows first (one statement per kind of row): a guard whose row conflicted is not checked, counted or written.
-        const written = await writeRows(
-          client,
-          guards.flatMap((g) => g.writes),
-        );
-        const checked = guards.filter((g) => g.writes.every((w) => written.has(w.id)));
-        if (checked.length > 0) {
-          const { rows } = await client.query<{ ord: number }>(prepared(GUARD_SQL, guardParams(checked)));
-          for (const r of rows) held.add(checked[r.ord]!);
-        }
         // A guard that failed wrote nothing, so the rows written for it are taken back (rare: only on a failure).
+        const written = new Set(out[0]!.written);
         await undoRows(
           client,
           guards.filter((g) => !held.has(g)).flatMap((g) => g.writes.filter((w) => written.has(w.id))),
         );
+        const rows = out.filter((r) => r.idx !== null) as Row[];
+        await applyInline(client, appends, rows);
+        await client.query('COMMIT');
       }
-      // Appends whose guard failed are left out: their requests are admitted again in full.
-      const batch = appends.filter((p) => !p.guard || held.has(p.guard));
-      const done = await writeIn(client, statements, batch);
-      const results = new Map(batch.map((p, i) => [p, done.results[i]!]));
-      return { answers: done.answers, results: appends.map((p) => results.get(p) ?? null), held };
+      // Appends whose guard failed have no row: their requests are admitted again in full.
+      const byIdx = new Map(out.filter((r) => r.idx !== null).map((r) => [r.idx!, r as Row]));
+      return { answers, results: appends.map((p, i) => (byIdx.has(i + 1) ? resultOf(p, byIdx.get(i + 1)!) : null)), held };
     } catch (error) {
       if (client) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -125,27 +188,34 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     for (const [text, ids] of byUndo) await client.query(text, [ids]);
   };
 
-  const writeRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]): Promise<Set<string>> => {
-    const written = new Set<string>();
-    const byText = new Map<string, GuardWrite[]>();
-    for (const w of writes) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
-    for (const [text, rows] of byText) {
-      const columns = rows[0]!.row.map((_, c) => rows.map((w) => w.row[c]));
-      for (const r of (await client.query<{ id: string }>(prepared(text, columns))).rows) written.add(r.id);
+  /** The inline models of the appends made (`rows`: custodian_append_many's, by 1-based index into `batch`). */
+  const applyInline = async (client: pg.PoolClient, batch: readonly Pending[], rows: readonly Row[]) => {
+    if (inline === null) return;
+    const now = Date.now();
+    const recorded: RecordedEvent[] = [];
+    for (const r of rows) {
+      if (!r.ok) continue;
+      const p = batch[r.idx - 1]!;
+      p.events.forEach((e, i) => {
+        if (inline.handles(e.type))
+          recorded.push({
+            ...e,
+            stream: p.stream,
+            revision: Number(r.last_revision) - p.events.length + 1 + i,
+            position: Number(r.first_position) + i,
+            recorded_at: now,
+          });
+      });
     }
-    return written;
+    if (recorded.length > 0) await inline.apply(sqlOn(client), recorded);
   };
 
-  /** The batch's statements and appends, in `open` (a transaction begun, committed here) or on their own. */
-  const writeIn = async (
-    open: pg.PoolClient | null,
-    statements: readonly Statement[],
-    batch: readonly Pending[],
-  ): Promise<{ answers: unknown[][]; results: Result[] }> => {
+  /** The batch's statements and appends (none with a guard) in one transaction, or on their own. */
+  const writeIn = async (statements: readonly Statement[], batch: readonly Pending[]): Promise<{ answers: unknown[][]; results: Result[] }> => {
     const flat = batch.flatMap((p) => p.events);
     const args = [
       batch.map((p) => p.stream),
-      batch.map((p) => (typeof p.expected === 'number' ? String(p.expected) : p.expected)),
+      batch.map((p) => expectedText(p.expected)),
       batch.map((p) => p.events.length),
       flat.map((e) => e.event_id),
       flat.map((e) => e.type),
@@ -156,51 +226,27 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     const needsInline = inline !== null && flat.some((e) => inline.handles(e.type));
     let rows: Row[] = [];
     const answers: unknown[][] = [];
-    if (!open && !needsInline && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
+    if (!needsInline && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
       // One statement commits on its own.
       if (batch.length > 0) rows = (await pool.query<Row>(prepared(CALL, args))).rows;
       else answers.push((await pool.query(prepared(statements[0]!.text, statements[0]!.params))).rows);
-    } else if (!open && statements.length + batch.length === 0) {
-      // Nothing to write.
-    } else {
-      const client = open ?? (await pool.connect());
+    } else if (statements.length + batch.length > 0) {
+      const client = await pool.connect();
       try {
-        if (!open) await client.query('BEGIN');
+        // With no statement before it, the append takes its positions first itself.
+        const first = await begin(client, statements.length > 0 ? flat.length : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
-        if (batch.length > 0) rows = (await client.query<Row>(prepared(CALL, args))).rows;
-        const now = Date.now();
-        const recorded: RecordedEvent[] = [];
-        for (const r of needsInline ? rows : []) {
-          if (!r.ok) continue;
-          const p = batch[r.idx - 1]!;
-          p.events.forEach((e, i) => {
-            if (inline!.handles(e.type))
-              recorded.push({
-                ...e,
-                stream: p.stream,
-                revision: Number(r.last_revision) - p.events.length + 1 + i,
-                position: Number(r.first_position) + i,
-                recorded_at: now,
-              });
-          });
-        }
-        if (recorded.length > 0) await inline!.apply(sqlOn(client), recorded);
+        if (batch.length > 0) rows = (await client.query<Row>(first === null ? prepared(CALL, args) : prepared(CALL_FROM, [...args, first]))).rows;
+        if (needsInline) await applyInline(client, batch, rows);
         await client.query('COMMIT');
       } catch (error) {
-        if (!open) await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        if (!open) client.release();
+        client.release();
       }
     }
-    const results = rows
-      .sort((a, b) => a.idx - b.idx)
-      .map((r, i): Result => {
-        const p = batch[i]!;
-        return r.ok
-          ? E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.events.length - 1 })
-          : E.left({ kind: 'wrong_expected_revision', stream: p.stream, expected: p.expected, actual: r.actual ?? 'no_stream' });
-      });
+    const results = rows.sort((a, b) => a.idx - b.idx).map((r, i) => resultOf(batch[i]!, r));
     return { answers, results };
   };
 

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/lib/Either.js';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from '../../../adapters/eventstore/admission-guard.ts';
+import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { createPool } from '../../../adapters/postgres/pool.ts';
+import type { NewEvent } from '../../../domain/ports/event-store.ts';
+import { recordsProjection } from '../../../projections/records.ts';
+import { freshDatabase } from '../../support/database.ts';
+
+/**
+ * The group committer's guarded append (custodian_append_guarded behind the guards' checks, in
+ * one statement): a guard that holds commits its rows, its count and its append together; one
+ * that fails writes nothing — its rows taken back, its count not moved, its append not made —
+ * and the appends beside it in the batch are made as usual.
+ */
+const ev = (): NewEvent => ({
+  event_id: randomUUID(),
+  type: 'Tested',
+  schema_version: 1,
+  data: { n: 1 },
+  metadata: { tenant: 't', causation_id: null, correlation_id: null },
+});
+
+let db: Awaited<ReturnType<typeof freshDatabase>>;
+let pool: pg.Pool;
+let store: PostgresEventStore;
+const committed: string[] = [];
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  pool = createPool(db.url, 8);
+  store = await postgresEventStore(pool, {});
+  await pool.query(recordsProjection.schema);
+  await pool.query('CREATE TABLE IF NOT EXISTS custodian_call_requests (call text PRIMARY KEY, n int NOT NULL)');
+  await pool.query('CREATE TABLE guard_rows (id text PRIMARY KEY, v int NOT NULL)');
+  await pool.query('CREATE TABLE guard_others (id text PRIMARY KEY, label text NOT NULL, at bigint NOT NULL)');
+});
+afterAll(async () => {
+  await store?.close();
+  await pool?.end();
+  await db?.drop();
+});
+
+const row = (id: string, v: number): GuardWrite => ({
+  text: 'INSERT INTO guard_rows (id, v) SELECT * FROM unnest($1::text[], $2::int[]) ON CONFLICT DO NOTHING RETURNING id',
+  undo: 'DELETE FROM guard_rows WHERE id = ANY($1::text[])',
+  id,
+  row: [id, v],
+  committed: () => committed.push(id),
+});
+const other = (id: string, label: string): GuardWrite => ({
+  text: 'INSERT INTO guard_others (id, label, at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING RETURNING id',
+  undo: 'DELETE FROM guard_others WHERE id = ANY($1::text[])',
+  id,
+  row: [id, label, 7],
+  committed: () => committed.push(id),
+});
+
+/** A job and tenant stream at revision 0, and a call counted `n` times: a guard for its next request holds. */
+const call = async (n: number) => {
+  const id = randomUUID();
+  const jobStream = `job:t:${id}`;
+  const tenantStream = `tenant:${id}`;
+  expect(E.isRight(await store.append(jobStream, [ev()], 'no_stream'))).toBe(true);
+  expect(E.isRight(await store.append(tenantStream, [ev()], 'no_stream'))).toBe(true);
+  await pool.query('INSERT INTO custodian_call_requests (call, n) VALUES ($1, $2)', [id, n]);
+  const guard = (over: Partial<AdmissionGuard> = {}): AdmissionGuard => ({
+    call: id,
+    index: n + 1,
+    tenant: 't',
+    jobStream,
+    jobRevision: 0,
+    blockRevisions: [],
+    marks: '',
+    tenantStream,
+    tenantRevision: 0,
+    requestKey: null,
+    consumed: false,
+    claimed: false,
+    writes: [],
+    ...over,
+  });
+  return { id, guard };
+};
+
+const countOf = async (id: string) => (await pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [id])).rows[0]!.n;
+const has = async (table: string, id: string) => (await pool.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).rows.length === 1;
+const guardedAppend = (guard: AdmissionGuard, stream: string) => admissionGuards.run(guard, () => store.append(stream, [ev(), ev()], 'no_stream'));
+
+describe('the guarded append', () => {
+  it('commits a held guard with its rows, its count and its append; a failed one beside it writes nothing', async () => {
+    const a = await call(0);
+    const b = await call(4);
+    const heldRow = `held-${randomUUID()}`;
+    const heldOther = `held-other-${randomUUID()}`;
+    const failedRow = `failed-${randomUUID()}`;
+    const [streamA, streamB, streamC] = [`a:${randomUUID()}`, `b:${randomUUID()}`, `c:${randomUUID()}`];
+    const guardA = a.guard({ writes: [row(heldRow, 1), other(heldOther, 'x')] });
+    // Decided before the job's stream moved on: the guard must fail.
+    const guardB = b.guard({ jobRevision: -1, writes: [row(failedRow, 2)] });
+    const [first, ...rest] = await Promise.allSettled([
+      store.append(`lead:${randomUUID()}`, [ev()], 'no_stream'),
+      guardedAppend(guardA, streamA),
+      guardedAppend(guardB, streamB),
+      store.append(streamC, [ev()], 'no_stream'),
+    ]);
+    expect(first.status).toBe('fulfilled');
+    const [okA, failedB, okC] = rest;
+    expect(okA.status === 'fulfilled' && E.isRight(okA.value) && okA.value.right.nextExpectedRevision === 1).toBe(true);
+    expect(failedB.status === 'rejected' && failedB.reason instanceof GuardFailed).toBe(true);
+    expect(okC.status === 'fulfilled' && E.isRight(okC.value)).toBe(true);
+
+    expect(guardA.consumed).toBe(true);
+    expect(guardB.consumed).toBe(false);
+    expect(await countOf(a.id)).toBe(1);
+    expect(await countOf(b.id)).toBe(4);
+    expect((await store.readStream(streamA)).map((e) => e.revision)).toEqual([0, 1]);
+    expect(await store.readStream(streamB)).toEqual([]);
+    expect(await store.readStream(streamC)).toHaveLength(1);
+    expect(await has('guard_rows', heldRow)).toBe(true);
+    expect(await has('guard_others', heldOther)).toBe(true);
+    expect(await has('guard_rows', failedRow)).toBe(false);
+    expect(committed).toEqual(expect.arrayContaining([heldRow, heldOther]));
+    expect(committed).not.toContain(failedRow);
+  });
+
+  it('fails a guard whose row conflicts, without checking or counting it', async () => {
+    const a = await call(2);
+    const taken = `taken-${randomUUID()}`;
+    await pool.query('INSERT INTO guard_rows (id, v) VALUES ($1, 0)', [taken]);
+    const stream = `conflicted:${randomUUID()}`;
+    await expect(guardedAppend(a.guard({ writes: [row(taken, 9)] }), stream)).rejects.toBeInstanceOf(GuardFailed);
+    expect(await countOf(a.id)).toBe(2);
+    expect(await store.readStream(stream)).toEqual([]);
+    // The row that was there before stays as it was.
+    expect((await pool.query<{ v: number }>('SELECT v FROM guard_rows WHERE id = $1', [taken])).rows).toEqual([{ v: 0 }]);
+  });
+
+  it('fails a guard whose index does not follow on from the count, or whose request key already wrote', async () => {
+    const skipped = await call(3);
+    await expect(guardedAppend(skipped.guard({ index: 5 }), `skip:${randomUUID()}`)).rejects.toBeInstanceOf(GuardFailed);
+    expect(await countOf(skipped.id)).toBe(3);
+
+    const keyed = await call(0);
+    const rk = `rk-${randomUUID()}`;
+    await pool.query("INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version) VALUES ('t', $1, 'p', 's', 'k', 1)", [rk]);
+    await expect(guardedAppend(keyed.guard({ requestKey: rk }), `keyed:${randomUUID()}`)).rejects.toBeInstanceOf(GuardFailed);
+    expect(await countOf(keyed.id)).toBe(0);
+  });
+
+  it('answers a held guard whose append meets a wrong revision with its conflict, the request counted', async () => {
+    const a = await call(0);
+    const stream = `taken:${randomUUID()}`;
+    expect(E.isRight(await store.append(stream, [ev()], 'no_stream'))).toBe(true);
+    const answer = await guardedAppend(a.guard(), stream);
+    expect(E.isLeft(answer) && answer.left.actual === 0).toBe(true);
+    expect(await countOf(a.id)).toBe(1);
+    expect(await store.readStream(stream)).toHaveLength(1);
+  });
+
+  it('commits a guard with no append alone: true and counted when it holds, false and not counted when not', async () => {
+    const a = await call(0);
+    const b = await call(0);
+    const [held, failed] = await Promise.all([store.guardAlone(a.guard()), store.guardAlone(b.guard({ tenantRevision: 5 }))]);
+    expect(held).toBe(true);
+    expect(failed).toBe(false);
+    expect(await countOf(a.id)).toBe(1);
+    expect(await countOf(b.id)).toBe(0);
+  });
+
+  it.each([
+    ['with rows (positions taken with BEGIN)', true],
+    ['with none (the statement alone takes them before its count moves)', false],
+  ])('keeps position order the order of transaction ids while two committers append guarded batches %s', async (_, withRows) => {
+    const pool2 = createPool(db.url, 8);
+    const store2 = await postgresEventStore(pool2, {});
+    try {
+      const head = (await pool.query<{ p: string }>('SELECT coalesce(max(position), 0) AS p FROM custodian_events')).rows[0]!.p;
+      const calls = await Promise.all(Array.from({ length: 40 }, () => call(0)));
+      const answers = await Promise.all(
+        calls.map((c, i) =>
+          admissionGuards.run(c.guard({ writes: withRows ? [row(`both-${randomUUID()}`, i)] : [] }), () =>
+            (i % 2 === 0 ? store : store2).append(`both:${randomUUID()}`, [ev()], 'no_stream'),
+          ),
+        ),
+      );
+      expect(answers.every(E.isRight)).toBe(true);
+      // Readers stop below the oldest running xid: a lower position under a newer xid could be passed over.
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM custodian_events a JOIN custodian_events b ON a.position < b.position AND a.tx_id > b.tx_id
+         WHERE a.position > $1 AND b.position > $1`,
+        [head],
+      );
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await store2.close();
+      await pool2.end();
+    }
+  });
+
+  it('counts a call once when two of its requests in one batch follow on from the count', async () => {
+    const a = await call(0);
+    const [s1, s2] = [`one:${randomUUID()}`, `two:${randomUUID()}`];
+    const [, first, second] = await Promise.all([
+      store.append(`lead:${randomUUID()}`, [ev()], 'no_stream'),
+      guardedAppend(a.guard({ index: 1 }), s1),
+      guardedAppend(a.guard({ index: 2 }), s2),
+    ]);
+    expect(E.isRight(first) && E.isRight(second)).toBe(true);
+    expect(await countOf(a.id)).toBe(2);
+  });
+});
