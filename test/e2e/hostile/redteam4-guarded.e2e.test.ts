@@ -93,3 +93,19 @@ describe('identical-digest puts raced from warm tickets on A and B', () => {
     expect(await keyRows('project:dd', 'dd-')).toEqual(written);
   });
 });
+
+describe('identical-digest puts raced from cold tickets (one request each, full admission) on A and B', () => {
+  it('leaves no data key row for a record a refused put never wrote: the baseline without the cache', async () => {
+    const callers = await Promise.all(Array.from({ length: 24 }, () => caller(a, 'acme')));
+    const answers = await Promise.all(
+      callers.map((c, i) =>
+        records(i % 2 ? b : a, c.ticket, { op: 'put', scope: 'project:cold', record_key: `cold-${i}`, body: { i }, dedupe: 'cold text', expect: 0 }),
+      ),
+    );
+    expect(answers.filter((r) => r.status >= 500)).toEqual([]);
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    const written = (await versionRows('project:cold', 'cold-')).map((v) => v.key);
+    expect(written).toHaveLength(1);
+    expect(await keyRows('project:cold', 'cold-')).toEqual(written);
+  });
+});
