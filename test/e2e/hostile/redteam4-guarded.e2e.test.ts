@@ -109,3 +109,26 @@ describe('identical-digest puts raced from cold tickets (one request each, full 
     expect(await keyRows('project:cold', 'cold-')).toEqual(written);
   });
 });
+
+describe('50 stale writers of one record from warm tickets on A and B', () => {
+  it('lets exactly one write version 2; the other 49 are refused as stale and write nothing', async () => {
+    const first = await caller(a, 'acme');
+    expect((await first.rec({ op: 'put', scope: 'project:stale', record_key: 'one', body: { v: 1 }, expect: 0 })).status).toBe(200);
+    const callers = await Promise.all(Array.from({ length: 10 }, () => caller(a, 'acme')));
+    for (const [i, c] of callers.entries()) await warm(i % 2 ? b : a, c);
+    const answers = await Promise.all(
+      callers.flatMap((c, i) =>
+        Array.from({ length: 5 }, (_, j) =>
+          records(i % 2 ? b : a, c.ticket, { op: 'put', scope: 'project:stale', record_key: 'one', body: { i, j }, expect: 1 }),
+        ),
+      ),
+    );
+    expect(answers.filter((r) => r.status >= 500)).toEqual([]);
+    const won = answers.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    expect(won[0]!.body.version).toBe(2);
+    expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 409 && r.body.error === 'stale')).toBe(true);
+    expect((await versionRows('project:stale', 'one')).map((v) => Number(v.version))).toEqual([1, 2]);
+    expect(await keyRows('project:stale', 'one')).toEqual(['one']);
+  });
+});
