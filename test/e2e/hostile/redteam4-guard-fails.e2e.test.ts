@@ -80,3 +80,23 @@ describe('one batch on A: puts of a call B ended, and puts of a live call', () =
     expect(await eventsOf('project:live')).toBe(8);
   });
 });
+
+describe('audited gets on a warm ticket on A while B moves the tenant stream', () => {
+  it('records each read exactly once and counts each request once', async () => {
+    const writer = await caller(a, 'acme');
+    expect((await writer.rec({ op: 'put', scope: 'project:audited', record_key: 'seen', body: { v: 1 }, expect: 0 })).status).toBe(200);
+    const c = await caller(a, 'acme');
+    await warm(a, c);
+    const gets = Array.from({ length: 20 }, () => c.rec({ op: 'get', scope: 'project:audited', record_key: 'seen' }));
+    const patches = Array.from({ length: 3 }, (_, i) => b.admin('PATCH', '/v1/tenants/acme', { caps: { records: 6000 + i, bytes: 1_000_000 } }));
+    const answers = await Promise.all(gets);
+    expect((await Promise.all(patches)).map((p) => p.status)).toEqual([200, 200, 200]);
+    expect(answers.map((r) => [r.status, r.body.record?.body])).toEqual(Array.from({ length: 20 }, () => [200, { v: 1 }]));
+    expect(await callCount(c)).toBe(2 + 20);
+    const { rows } = await a.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM custodian_events WHERE type = 'RecordsRead' AND data->>'call' = $1 AND jsonb_array_length(data->'records') = 1`,
+      [c.call],
+    );
+    expect(rows[0]!.n).toBe(20);
+  });
+});
