@@ -84,8 +84,9 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     if (deps.admission) return admitInOne(ticket);
     const found = ticket ? await callContext(deps.db, ticket) : null;
     if (!found || !ticket) return { purpose: '', outcome: E.left(refusal('ticket')) };
-    const ctx = await deps.fence.admit(found, ticket);
-    if (!ctx) return { purpose: found.purpose, outcome: E.left(refusal('revoked')) };
+    const verdict = await deps.fence.judge(found, ticket);
+    if ('refused' in verdict) return { purpose: found.purpose, outcome: E.left(refusal(verdict.refused)) };
+    const { ctx } = verdict;
     const index = await deps.counter.next(ctx.call);
     if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
     return { purpose: ctx.purpose, outcome: E.right({ ctx, index, ticket }) };
@@ -110,8 +111,9 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     if (ticket) contexts?.drop(ticket);
     const admission = ticket ? await deps.admission!(ticket, deps.fence.blockRevisionsFor(ticket)) : null;
     if (!admission || !ticket) return { purpose: '', outcome: E.left(refusal('ticket')) };
-    const ctx = await deps.fence.admit(admission.found, ticket, admission.heads);
-    if (!ctx) return { purpose: admission.found.purpose, outcome: E.left(refusal('revoked')) };
+    const verdict = await deps.fence.judge(admission.found, ticket, admission.heads);
+    if ('refused' in verdict) return { purpose: admission.found.purpose, outcome: E.left(refusal(verdict.refused)) };
+    const { ctx } = verdict;
     const { index } = admission;
     contexts?.keep(ticket, ctx, index, admission.heads, deps.fence.blockRevisionsFor(ticket));
     if (index > MAX_REQUESTS_PER_CALL) return { purpose: ctx.purpose, outcome: E.left(refusal('requests', { limit: MAX_REQUESTS_PER_CALL })) };
@@ -157,9 +159,9 @@ export const recordsService = (deps: RecordsServiceDeps) => {
             : await deps.queries.list(ctx, request.list ?? {});
       const joined = await deps.audit(ctx, request.op, result.shown);
       if (joined === LABELS_MOVED) {
-        const again = await deps.fence.admit(ctx, ticket);
-        if (!again) return E.left(refusal('revoked'));
-        ctx = again;
+        const again = await deps.fence.judge(ctx, ticket);
+        if ('refused' in again) return E.left(refusal(again.refused));
+        ctx = again.ctx;
         continue;
       }
       // Joined labels must be on the job before this call's next request is checked.

@@ -52,6 +52,8 @@ const empty: Folded = {
   envelope: null,
 };
 
+export type Verdict = { readonly ctx: CallContext } | { readonly refused: 'ticket' | 'revoked' };
+
 export interface Fence {
   /**
    * The call context with every field the fence and the records path rely on taken from the
@@ -61,6 +63,8 @@ export interface Fence {
    * verified chain, whose head gives the expiry and the epoch.
    */
   admit(found: CallContext, ticket: string, heads?: LogHeads | null): Promise<CallContext | null>;
+  /** `admit` with the reason of a refusal: `ticket` when the call is dead (ended, or minted again), `revoked` when the job is fenced. */
+  judge(found: CallContext, ticket: string, heads?: LogHeads | null): Promise<Verdict>;
   /**
    * The block revisions the fence last folded for the job behind this ticket ([] when it knows
    * none): the admission statement reads their marks, so an unmoved job costs the fence no read.
@@ -182,42 +186,52 @@ export const logFence = (deps: FenceDeps): Fence => {
     return { ...empty, corrupt: true };
   };
 
+  const judge = async (found: CallContext, ticket: string, heads: LogHeads | null = null): Promise<Verdict> => {
+    const stream = jobStream(found.tenant, found.job);
+    const log = await current(found.tenant, stream, heads);
+    rememberTicket(ticketHash(ticket), stream);
+    const { state } = log;
+    if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return { refused: 'revoked' };
+    // A read model that disagrees with the verified log has been edited: deny rather than pick one.
+    if (envelopeHash(found.chain) !== log.envelope) return { refused: 'revoked' };
+    const call = state.calls[found.call];
+    // A call the log ended (a retried step ends the original) is a dead ticket, not a fenced job
+    // (SPEC check 1); a call or ticket the log never minted means the read model was edited.
+    if (!call || log.tickets.get(found.call) !== ticketHash(ticket)) return { refused: 'revoked' };
+    if (call.ended) return { refused: 'ticket' };
+    const block = head(state.chain);
+    // No ceiling is no expiry (SPEC §6: a job is never fenced by a default).
+    const expires = Math.min(block.expires_ms ?? Infinity, state.start.expires_ms ?? Infinity);
+    if (expires <= deps.now()) return { refused: 'revoked' };
+    // Revocations come from the tenant's stream in the log, not their read model: deleting a
+    // job's `JobStopped` and the revocation rows revives nothing while the batch is in the log.
+    const since = await revocationsSince(found.tenant, head(state.chain).epoch, heads?.tenantRevision ?? null);
+    if (since === null || since.some((r) => reaches(r, state.chain))) return { refused: 'revoked' };
+    const start = state.start;
+    const ctx: CallContext = {
+      ...found,
+      status: 'running',
+      chain: state.chain,
+      expires_ms: expires,
+      step: call.step,
+      idempotency_key: call.idempotency_key,
+      startup: call.startup,
+      agent: start.agent,
+      agent_plugin: start.plugin,
+      plugin: call.function.includes('/') ? call.function.slice(0, call.function.indexOf('/')) : start.plugin,
+      purpose: start.purpose,
+      data_subject: start.data_subject,
+      labels: start.labels,
+      job_revision: log.revision,
+    };
+    return { ctx };
+  };
+
   return {
+    judge,
     async admit(found, ticket, heads = null) {
-      const stream = jobStream(found.tenant, found.job);
-      const log = await current(found.tenant, stream, heads);
-      rememberTicket(ticketHash(ticket), stream);
-      const { state } = log;
-      if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return null;
-      // A read model that disagrees with the verified log has been edited: deny rather than pick one.
-      if (envelopeHash(found.chain) !== log.envelope) return null;
-      const call = state.calls[found.call];
-      if (!call || call.ended || log.tickets.get(found.call) !== ticketHash(ticket)) return null;
-      const block = head(state.chain);
-      // No ceiling is no expiry (SPEC §6: a job is never fenced by a default).
-      const expires = Math.min(block.expires_ms ?? Infinity, state.start.expires_ms ?? Infinity);
-      if (expires <= deps.now()) return null;
-      // Revocations come from the tenant's stream in the log, not their read model: deleting a
-      // job's `JobStopped` and the revocation rows revives nothing while the batch is in the log.
-      const since = await revocationsSince(found.tenant, head(state.chain).epoch, heads?.tenantRevision ?? null);
-      if (since === null || since.some((r) => reaches(r, state.chain))) return null;
-      const start = state.start;
-      return {
-        ...found,
-        status: 'running',
-        chain: state.chain,
-        expires_ms: expires,
-        step: call.step,
-        idempotency_key: call.idempotency_key,
-        startup: call.startup,
-        agent: start.agent,
-        agent_plugin: start.plugin,
-        plugin: call.function.includes('/') ? call.function.slice(0, call.function.indexOf('/')) : start.plugin,
-        purpose: start.purpose,
-        data_subject: start.data_subject,
-        labels: start.labels,
-        job_revision: log.revision,
-      };
+      const verdict = await judge(found, ticket, heads);
+      return 'ctx' in verdict ? verdict.ctx : null;
     },
     verifications: () => verifications,
     blockRevisionsFor(ticket) {
