@@ -39,6 +39,7 @@ import { createPool } from './postgres/pool.ts';
 import { postgresSnapshots } from './postgres/snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { admissionGuards } from './eventstore/admission-guard.ts';
+import { appendRows } from './eventstore/append-rows.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
 import type { KafkaSettings } from './bus/kafka/client.ts';
@@ -136,6 +137,8 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     clock,
     retire: (...record) => compliance.retire(...record),
     ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
+    // Only the group committer writes a put's rows with its append; other stores keep the key written first.
+    ...(pgLog ? { appendRows } : {}),
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
   });
   const blobs = await postgresBlobStore(pool, keystore);

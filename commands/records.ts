@@ -17,6 +17,7 @@ import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts
 import { streamLocks } from './exclusive.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import { AppendRowTaken, type AppendRows } from '../domain/ports/append-rows.ts';
 import { packScope, unpackScope } from '../domain/records/snapshot.ts';
 
 export interface PutRequest {
@@ -93,6 +94,11 @@ export interface RecordCommandsDeps {
    * (the request-keys read model written with the append), since snapshots do not keep them.
    */
   readonly snapshots?: SnapshotStore;
+  /**
+   * Where a new record's data key rides with the put's append (PostgreSQL's group committer);
+   * absent, the sealer writes the key row before the append.
+   */
+  readonly appendRows?: AppendRows;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -148,11 +154,25 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // (under a fresh key) and decided again. The decider refuses such a put (`held`) from a state
     // caught up, so it is seen there, with no read of its own; a hold keeps the record, and the
     // second decision refuses the put again.
-    let ended: number | null = null;
-    let handled = await decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v));
-    if (E.isLeft(handled) && ended !== null && deps.retire) {
-      await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
-      handled = await decideOn(ctx, rk, loadsBefore, req, stream, () => undefined);
+    const decided = async () => {
+      let ended: number | null = null;
+      let first = await decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v));
+      if (E.isLeft(first) && ended !== null && deps.retire) {
+        await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
+        first = await decideOn(ctx, rk, loadsBefore, req, stream, () => undefined);
+      }
+      return first;
+    };
+    // A new record's key commits with the put's append only (a refused put leaves none); when
+    // another writer made the record's key first, the put is sealed and decided again with it.
+    let handled: Awaited<ReturnType<typeof decided>>;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        handled = deps.appendRows ? await deps.appendRows.run(decided) : await decided();
+        break;
+      } catch (error) {
+        if (!(error instanceof AppendRowTaken) || attempt >= 3) throw error;
+      }
     }
     if (E.isLeft(handled)) return handled;
     const written = handled.right.events.at(-1);

@@ -5,6 +5,7 @@ import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
 import { guardedAppendParams, guardedAppendSql } from '../../queries/admission-guard.ts';
 import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from './admission-guard.ts';
+import { AppendRowTaken, appendRowsContext, type AppendRow } from './append-rows.ts';
 
 /**
  * Read models kept inside the append's transaction (Marten's and Emmett's "inline
@@ -46,6 +47,8 @@ interface Pending {
   readonly expected: ExpectedRevision;
   /** The cached admission of the request this append belongs to, checked and counted in its transaction. */
   readonly guard: AdmissionGuard | null;
+  /** Rows that commit with this append if it succeeds (a new record's data key). */
+  readonly rows: readonly AppendRow[];
   readonly resolve: (r: Result) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -147,7 +150,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
         first,
       );
     const needsInline = inline !== null && appends.some((p) => p.events.some((e) => inline.handles(e.type)));
-    const alone = statements.length === 0 && kinds.length === 0 && !needsInline;
+    const alone = statements.length === 0 && kinds.length === 0 && !needsInline && appends.every((p) => p.rows.length === 0);
     let out: GuardedRow[];
     const answers: unknown[][] = [];
     const client = alone ? null : await pool.connect();
@@ -168,6 +171,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
           guards.filter((g) => !held.has(g)).flatMap((g) => g.writes.filter((w) => written.has(w.id))),
         );
         const rows = out.filter((r) => r.idx !== null) as Row[];
+        await writeAppendRows(client, appends, rows);
         await applyInline(client, appends, rows);
         await client.query('COMMIT');
       }
@@ -179,6 +183,21 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       throw error;
     } finally {
       client?.release();
+    }
+  };
+
+  /**
+   * The rows of the appends made (`rows`: by 1-based index into `batch`), after them in their
+   * transaction: a row that conflicts (its record's key made first by another writer) fails the
+   * whole batch, which is then written append by append, that one refused with `AppendRowTaken`.
+   */
+  const writeAppendRows = async (client: pg.PoolClient, batch: readonly Pending[], rows: readonly Row[]) => {
+    const byText = new Map<string, AppendRow[]>();
+    for (const r of rows) if (r.ok) for (const w of batch[r.idx - 1]!.rows) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
+    for (const [text, ws] of byText) {
+      const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
+      const written = new Set((await client.query<{ id: string }>(prepared(text, columns))).rows.map((r) => r.id));
+      if (ws.some((w) => !written.has(w.id))) throw new AppendRowTaken();
     }
   };
 
@@ -226,7 +245,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     const needsInline = inline !== null && flat.some((e) => inline.handles(e.type));
     let rows: Row[] = [];
     const answers: unknown[][] = [];
-    if (!needsInline && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
+    const withRows = batch.some((p) => p.rows.length > 0);
+    if (!needsInline && !withRows && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
       // One statement commits on its own.
       if (batch.length > 0) rows = (await pool.query<Row>(prepared(CALL, args))).rows;
       else answers.push((await pool.query(prepared(statements[0]!.text, statements[0]!.params))).rows);
@@ -237,6 +257,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
         const first = await begin(client, statements.length > 0 ? flat.length : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
         if (batch.length > 0) rows = (await client.query<Row>(first === null ? prepared(CALL, args) : prepared(CALL_FROM, [...args, first]))).rows;
+        if (withRows) await writeAppendRows(client, batch, rows);
         if (needsInline) await applyInline(client, batch, rows);
         await client.query('COMMIT');
       } catch (error) {
@@ -264,13 +285,22 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       statements.forEach((st, i) => st.resolve(answers[i]!));
       appends.forEach((p, i) => {
         const r = results[i];
+        if (r && E.isRight(r))
+          for (const w of p.rows) {
+            w.written = true;
+            w.committed();
+          }
         if (r) p.resolve(r);
         else p.reject(new GuardFailed());
       });
       guardOnly.forEach((g) => g.resolve(held.has(g.guard)));
     } catch (error) {
       // One bad append or statement (or a deadlock with another process) must not fail the others: alone, each gets its own answer.
-      if (batch.length === 1) return batch[0]!.reject(error);
+      if (batch.length === 1) {
+        const q = batch[0]!;
+        // A cached admission's transaction rolled back uncounted: the request is admitted again in full (and then finds the key).
+        return q.reject(error instanceof AppendRowTaken && q.kind === 'append' && q.guard ? new GuardFailed() : error);
+      }
       for (const q of batch) await settle([q]);
     }
   };
@@ -300,7 +330,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
         const found = admissionGuards.getStore();
         const guard = found && !found.consumed && !found.claimed ? found : null;
         if (guard) guard.claimed = true;
-        queue.push({ kind: 'append', stream, events, expected, guard, resolve, reject });
+        const rows = (appendRowsContext.getStore() ?? []).filter((r) => !r.written);
+        queue.push({ kind: 'append', stream, events, expected, guard, rows, resolve, reject });
         if (!writing) void drain();
       });
     },

@@ -8,6 +8,7 @@ import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
 import { admissionGuards, GuardFailed, type AdmissionGuard } from './admission-guard.ts';
+import { AppendRowTaken, appendRowsContext } from './append-rows.ts';
 import { groupCommitter, type InlineProjections } from './postgres-group-commit.ts';
 
 const CHANNEL = 'custodian_events';
@@ -119,12 +120,30 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
         try {
           await tx.query('BEGIN');
           result = (await tx.query<Result>(prepared(call, args))).rows[0]!;
+          // The rows made with this append (a new record's key) commit with it here too.
+          const rows = result.ok ? (appendRowsContext.getStore() ?? []).filter((r) => !r.written) : [];
+          for (const w of rows)
+            if (
+              (
+                await tx.query(
+                  prepared(
+                    w.text,
+                    w.row.map((v) => [v]),
+                  ),
+                )
+              ).rows.length === 0
+            )
+              throw new AppendRowTaken();
           if (result.ok)
             await options.beforeCommit(
               stream,
               events.map((_, i) => Number(result.first_position) + i),
             );
           await tx.query('COMMIT');
+          for (const w of rows) {
+            w.written = true;
+            w.committed();
+          }
         } catch (error) {
           await tx.query('ROLLBACK').catch(() => undefined);
           throw error;

@@ -4,6 +4,7 @@ import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { admissionGuards, type AdmissionGuard } from '../eventstore/admission-guard.ts';
+import { appendRowsContext, type AppendRow } from '../eventstore/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
 
 /**
@@ -117,6 +118,8 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return { id: knownId, key: known };
     const guard = admissionGuards.getStore();
+    const work = appendRowsContext.getStore();
+    if (work) return keyWithAppend(work, guard && !guard.claimed && !guard.consumed ? guard : null, c, owner, recordRef);
     if (guard && !guard.claimed && !guard.consumed && owner === 'tenant') return pendingKey(guard, c, owner, recordRef);
     const kek = (await kekFor(c.tenant, owner, true))!;
     const id = randomUUID();
@@ -169,6 +172,50 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       id,
       row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(tenantKek(c.tenant), key, `data\n${id}`)],
       committed: () => idsByRecord.set(recordRef, id),
+    });
+    return { id, key };
+  };
+
+  /**
+   * A put's key, inside its work's append rows (`adapters/eventstore/append-rows.ts`): the
+   * record's key if a commit already made one, else a new one whose row is written in the
+   * transaction of the put's append — after the append succeeded, so a put refused (at once or
+   * after a conflict) leaves no key row. A request admitted from the cache does not look (its
+   * guard fails on a row that conflicts, and the request, admitted again in full, looks then).
+   */
+  const madeInWork = new WeakMap<AppendRow[], Map<string, { id: string; key: Buffer }>>();
+  const keyWithAppend = async (rows: AppendRow[], guard: AdmissionGuard | null, c: SealContext, owner: string, recordRef: string) => {
+    let mine = madeInWork.get(rows);
+    if (!mine) madeInWork.set(rows, (mine = new Map()));
+    const made = mine.get(recordRef);
+    if (made) return made;
+    if (!guard) {
+      const { rows: found } = await pool.query<{ key_id: string; wrapped: Buffer }>(
+        'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
+        [c.tenant, c.plugin, c.scope, c.key, owner],
+      );
+      const row = found[0];
+      const kek = row ? await kekFor(c.tenant, owner, false) : null;
+      if (row && kek) {
+        const key = cache.get(row.key_id) ?? unwrapKey(kek, row.wrapped, `data\n${row.key_id}`);
+        cache.set(row.key_id, key);
+        idsByRecord.set(recordRef, row.key_id);
+        return { id: row.key_id, key };
+      }
+    }
+    const kek = (await kekFor(c.tenant, owner, true))!;
+    const id = randomUUID();
+    const key = randomBytes(32);
+    mine.set(recordRef, { id, key });
+    // Openable at once (the inline models open digests inside the append's transaction): a
+    // fresh random id that only events of that transaction name.
+    cache.set(id, key);
+    rows.push({
+      text: DATA_KEYS_INSERT,
+      id,
+      row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, key, `data\n${id}`)],
+      committed: () => idsByRecord.set(recordRef, id),
+      written: false,
     });
     return { id, key };
   };

@@ -73,7 +73,8 @@ describe('request-key idempotency across instances', () => {
       ]);
       expect(y.status).toBe(200);
       if (x.status === 200) expect(y).toEqual(x);
-      else expect(x).toMatchObject({ status: 403, body: { error: 'revoked' } });
+      // The retry ended the original call: a dead ticket (SPEC check 1), not a fenced job.
+      else expect(x).toMatchObject({ status: 401, body: { error: 'ticket' } });
       const { rows } = await a.pool.query(`SELECT key FROM rm_records WHERE tenant = 'acme' AND scope = $1`, [scope]);
       if (rows.length !== 1) twice.push(scope);
     }

@@ -88,20 +88,14 @@ describe('identical-digest puts raced from warm tickets on A and B', () => {
     expect((await versionRows('project:dd', 'dd-')).map((v) => v.key)).toEqual([winner]);
   });
 
-  // KNOWN DEFECT, open (issue 14's closing note): a put of a new record makes the record's
-  // data-key row before its decision is final; when its append meets a conflict and the
-  // decision taken again refuses, the row stays (no plaintext, an unused wrapped key). The fix
-  // is to write the row only in the append's transaction on every path; until then these two
-  // tests are skipped, not deleted, so the fix has its check ready.
-  it.skip('leaves no data key row for a record a refused put never wrote (a refusal writes nothing)', async () => {
+  it('leaves no data key row for a record a refused put never wrote (a refusal writes nothing)', async () => {
     const written = (await versionRows('project:dd', 'dd-')).map((v) => v.key);
     expect(await keyRows('project:dd', 'dd-')).toEqual(written);
   });
 });
 
 describe('identical-digest puts raced from cold tickets (one request each, full admission) on A and B', () => {
-  // KNOWN DEFECT, open: see the note above.
-  it.skip('leaves no data key row for a record a refused put never wrote: the baseline without the cache', async () => {
+  it('leaves no data key row for a record a refused put never wrote: the baseline without the cache', async () => {
     const callers = await Promise.all(Array.from({ length: 24 }, () => caller(a, 'acme')));
     const answers = await Promise.all(
       callers.map((c, i) =>
