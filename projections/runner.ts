@@ -38,10 +38,10 @@ export const handles = (p: Projection, type: string) => {
   return set === null || set.has(type);
 };
 
-const decode = (name: string, recorded: RecordedEvent): Applicable => {
+const decode = (name: string | (() => string), recorded: RecordedEvent): Applicable => {
   const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
   // An event this build cannot read must stop the projection, not be stepped over.
-  if (E.isLeft(decoded)) throw new Error(`projection ${name} at position ${recorded.position}: ${decoded.left}`);
+  if (E.isLeft(decoded)) throw new Error(`projection ${typeof name === 'string' ? name : name()} at position ${recorded.position}: ${decoded.left}`);
   return { event: decoded.right, recorded };
 };
 
@@ -57,10 +57,20 @@ export const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEven
  */
 const decodeFor = (projections: readonly Projection[], events: readonly RecordedEvent[]) => {
   const out = new Map<number, Applicable>();
-  for (const e of events) {
-    const readers = projections.filter((p) => handles(p, e.type));
-    if (readers.length > 0) out.set(e.position, decode(readers.map((p) => p.name).join(','), e));
-  }
+  // The readers' names are only for an error: not joined for every event.
+  for (const e of events)
+    if (projections.some((p) => handles(p, e.type)))
+      out.set(
+        e.position,
+        decode(
+          () =>
+            projections
+              .filter((p) => handles(p, e.type))
+              .map((p) => p.name)
+              .join(','),
+          e,
+        ),
+      );
   return out;
 };
 
