@@ -162,24 +162,6 @@ export const runBatch = async (
 };
 
 /**
- * The projection's secondary indexes (not those behind a constraint, which ON CONFLICT
- * needs), dropped for a rebuild: built once over the whole table at the end is cheaper than
- * kept up row by row. Inside the rebuild's transaction, which TRUNCATE already made the
- * tables' only user, so no reader sees them missing. Answers the statements that recreate them.
- */
-const dropSecondaryIndexes = async (sql: Sql, tables: readonly string[]): Promise<string[]> => {
-  const { rows } = await sql.query<{ name: string; def: string }>(
-    `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_indexdef(i.indexrelid) AS def
-     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE i.indrelid = ANY($1::regclass[]) AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
-     ORDER BY c.relname`,
-    [tables],
-  );
-  for (const r of rows) await sql.query(`DROP INDEX ${r.name}`);
-  return rows.map((r) => r.def);
-};
-
-/**
  * Replays a projection from position 0 in one transaction, so readers see the old model
  * until the new one is whole, and a live runner waits on the checkpoint lock meanwhile.
  * Set-based writes of pages small enough to keep both sides busy: the next page is read,
@@ -196,7 +178,6 @@ export const rebuildProjection = async (
   return db.transaction(async (sql) => {
     await lockCheckpoint(sql, p.name);
     for (const table of p.tables) await sql.query(`TRUNCATE ${table}`);
-    const indexes = await dropSecondaryIndexes(sql, p.tables);
     let position = 0;
     onProgress?.(0, head);
     const read = (after: number) => store.readAll(after, { limit: batchSize }).then((events) => ({ events, decoded: decodeFor([p], events) }));
@@ -212,7 +193,6 @@ export const rebuildProjection = async (
       position = to;
       onProgress?.(Math.min(position, head), head);
     }
-    for (const def of indexes) await sql.query(def);
     await saveCheckpoint(sql, p.name, position);
     return position;
   });
