@@ -127,13 +127,17 @@ const namedRuns = (a: Applicable) => {
   return [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
 };
 
+const written = Promise.resolve();
+
 /**
  * Appends a span's entries: everything is computed in memory from the right edge, then
- * written with one multi-row statement per table.
+ * written with one multi-row statement per table. Resolves once the writes are sent, to the
+ * promise of their completion: they run in order on the transaction's connection, so what
+ * is sent after them (the next span's reads included) sees them.
  */
-const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory) => {
+const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory): Promise<{ done: Promise<unknown> }> => {
   const relevant = items.filter((a) => tenantOf(a));
-  if (relevant.length === 0) return;
+  if (relevant.length === 0) return { done: written };
   const tenants = [...new Set(relevant.map((a) => tenantOf(a)!))];
   // Facts made inside this span are in memory before they are needed; the rest are read once.
   const started = new Set(
@@ -210,37 +214,47 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     grown.add(tenant);
   }
 
+  const writes: Promise<unknown>[] = [];
   if (newJobs.length > 0)
-    await sql.query(
-      `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
+    writes.push(
+      sql.query(
+        `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) ON CONFLICT DO NOTHING`,
-      [
-        newJobs.map((j) => j.tenant),
-        newJobs.map((j) => j.job),
-        newJobs.map((j) => j.run),
-        newJobs.map((j) => j.agent),
-        newJobs.map((j) => j.purpose),
-        newJobs.map((j) => j.subject),
-      ],
+        [
+          newJobs.map((j) => j.tenant),
+          newJobs.map((j) => j.job),
+          newJobs.map((j) => j.run),
+          newJobs.map((j) => j.agent),
+          newJobs.map((j) => j.purpose),
+          newJobs.map((j) => j.subject),
+        ],
+      ),
     );
-  if (entries.length === 0) return;
-  await sql.query(
-    `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
+  if (entries.length === 0) return { done: Promise.all(writes) };
+  writes.push(
+    sql.query(
+      `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
      SELECT tenant, seq, at, kind, job, subject, epoch, record_refs, line FROM jsonb_to_recordset($1::jsonb)
        AS x(tenant text, seq bigint, at bigint, kind text, job text, subject text, epoch int, record_refs text[], line text)`,
-    [JSON.stringify(entries)],
+      [JSON.stringify(entries)],
+    ),
   );
-  await sql.query(
-    `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
+  writes.push(
+    sql.query(
+      `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
      SELECT t, l, i, decode(h, 'hex') FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[]) AS n(t, l, i, h)`,
-    [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
+      [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
+    ),
   );
   const heads = [...grown];
-  await sql.query(
-    `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
+  writes.push(
+    sql.query(
+      `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
      ON CONFLICT (tenant) DO UPDATE SET size = EXCLUDED.size`,
-    [heads, heads.map((t) => memory.edges.get(t)!.size)],
+      [heads, heads.map((t) => memory.edges.get(t)!.size)],
+    ),
   );
+  return { done: Promise.all(writes) };
 };
 
 /**
@@ -254,6 +268,7 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
  */
 export const createAuditProjection = (): Projection => {
   const memory: Memory = { at: null, edges: new Map(), jobs: new Map() };
+  let inFlight: Promise<unknown> | null = null;
   const forget = () => {
     memory.at = null;
     memory.edges.clear();
@@ -269,14 +284,42 @@ export const createAuditProjection = (): Projection => {
     async apply(sql, event, recorded) {
       // Alone, with no span to check the memory against: read the edge afresh.
       forget();
-      await appendEntries(sql, [{ event, recorded }], memory);
+      await (
+        await appendEntries(sql, [{ event, recorded }], memory)
+      ).done;
       forget();
     },
     async applyBatch(sql, items, span: LogSpan) {
-      if (memory.at !== span.after || span.after === 0) forget();
+      // The span before, when it was left in flight: awaited only when this span continues it
+      // (one left by a rebuild that failed elsewhere is stale); its failure is the cause of anything after it.
+      const previous = inFlight;
+      inFlight = null;
+      const continues = memory.at === span.after && span.after !== 0;
+      if (!continues) forget();
       memory.at = null;
-      await appendEntries(sql, items, memory);
+      let sent: { done: Promise<unknown> };
+      try {
+        sent = await appendEntries(sql, items, memory);
+      } catch (error) {
+        if (continues) await previous;
+        throw error;
+      }
       memory.at = span.to;
+      if (span.more) {
+        // A rebuild: this span is written while the next one is computed; the next span or settle() awaits it.
+        // Writes that fail leave the memory untrusted (their transaction rolls back).
+        sent.done.catch(() => forget());
+        inFlight = sent.done;
+        if (continues) await previous;
+      } else {
+        if (continues) await previous;
+        await sent.done;
+      }
+    },
+    async settle() {
+      const previous = inFlight;
+      inFlight = null;
+      await previous;
     },
   };
 };

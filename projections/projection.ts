@@ -12,6 +12,12 @@ export interface Applicable {
 export interface LogSpan {
   readonly after: number;
   readonly to: number;
+  /**
+   * More spans follow in the same transaction (a rebuild): the projection may leave this
+   * span's writes in flight on the transaction's connection, in order, and answer at once; the
+   * next span or `settle` awaits them. Without it, applyBatch resolves once everything is written.
+   */
+  readonly more?: boolean;
 }
 
 /**
@@ -39,4 +45,6 @@ export interface Projection {
   readonly canHandle?: readonly string[];
   apply(sql: Sql, event: DomainEvent, recorded: RecordedEvent): Promise<void>;
   applyBatch?(sql: Sql, events: readonly Applicable[], span: LogSpan): Promise<void>;
+  /** Awaits the writes a span with `more` left in flight (a failure among them rejects here). */
+  settle?(): Promise<void>;
 }

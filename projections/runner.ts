@@ -75,8 +75,8 @@ const decodeFor = (projections: readonly Projection[], events: readonly Recorded
 };
 
 /** Applies a span of the log (after, to] to one projection: set-based when it can. */
-const applySpan = async (p: Projection, sql: Sql, items: readonly Applicable[], after: number, to: number) => {
-  if (p.applyBatch) return p.applyBatch(sql, items, { after, to });
+const applySpan = async (p: Projection, sql: Sql, items: readonly Applicable[], after: number, to: number, more?: boolean) => {
+  if (p.applyBatch) return p.applyBatch(sql, items, more ? { after, to, more } : { after, to });
   for (const { event, recorded } of items) await p.apply(sql, event, recorded);
 };
 
@@ -189,10 +189,11 @@ export const rebuildProjection = async (
       next = read(to);
       // A failed read-ahead is seen when it is awaited; until then it must not count as unhandled.
       next.catch(() => undefined);
-      await applySpan(p, sql, itemsFor(p, events, decoded, position), position, to);
+      await applySpan(p, sql, itemsFor(p, events, decoded, position), position, to, true);
       position = to;
       onProgress?.(Math.min(position, head), head);
     }
+    await p.settle?.();
     await saveCheckpoint(sql, p.name, position);
     return position;
   });

@@ -122,4 +122,21 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
     expect(await indexes(pool)).toEqual(before);
     expect(await dumpReadModels(models, projections)).toEqual(rows);
   });
+
+  it('given audit writes that fail while left in flight, then the rebuild fails with their error, writes nothing, and the same instance rebuilds whole afterwards', async () => {
+    const rows = await dumpReadModels(models, projections);
+    const audit = projections.find((p) => p.name === 'audit')!;
+    await pool.query(`CREATE FUNCTION test_audit_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF (SELECT count(*) FROM rm_audit) > 40 THEN RAISE EXCEPTION 'audit write refused'; END IF; RETURN NULL; END $$`);
+    await pool.query('CREATE TRIGGER test_audit_boom AFTER INSERT ON rm_audit FOR EACH STATEMENT EXECUTE FUNCTION test_audit_boom()');
+    try {
+      await expect(rebuildProjection(store, models, audit, undefined, 7)).rejects.toThrow('audit write refused');
+    } finally {
+      await pool.query('DROP TRIGGER test_audit_boom ON rm_audit');
+      await pool.query('DROP FUNCTION test_audit_boom()');
+    }
+    expect(await dumpReadModels(models, projections)).toEqual(rows);
+    await rebuildProjection(store, models, audit, undefined, 7);
+    expect(await dumpReadModels(models, projections)).toEqual(rows);
+  });
 });
