@@ -127,17 +127,15 @@ const namedRuns = (a: Applicable) => {
   return [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
 };
 
-const written = Promise.resolve();
+type Write = () => Promise<unknown>;
 
 /**
- * Appends a span's entries: everything is computed in memory from the right edge, then
- * written with one multi-row statement per table. Resolves once the writes are sent, to the
- * promise of their completion: they run in order on the transaction's connection, so what
- * is sent after them (the next span's reads included) sees them.
+ * Computes a span's entries in memory from the right edge and answers the writes that store
+ * them, one multi-row statement per table, to be sent in this order (the caller sends them).
  */
-const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory): Promise<{ done: Promise<unknown> }> => {
+const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory): Promise<Write[]> => {
   const relevant = items.filter((a) => tenantOf(a));
-  if (relevant.length === 0) return { done: written };
+  if (relevant.length === 0) return [];
   const tenants = [...new Set(relevant.map((a) => tenantOf(a)!))];
   // Facts made inside this span are in memory before they are needed; the rest are read once.
   const started = new Set(
@@ -214,47 +212,40 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     grown.add(tenant);
   }
 
-  const writes: Promise<unknown>[] = [];
+  const writes: Write[] = [];
+  const send = (text: string, params: readonly unknown[]) => writes.push(() => sql.query(text, params));
   if (newJobs.length > 0)
-    writes.push(
-      sql.query(
-        `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
+    send(
+      `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) ON CONFLICT DO NOTHING`,
-        [
-          newJobs.map((j) => j.tenant),
-          newJobs.map((j) => j.job),
-          newJobs.map((j) => j.run),
-          newJobs.map((j) => j.agent),
-          newJobs.map((j) => j.purpose),
-          newJobs.map((j) => j.subject),
-        ],
-      ),
+      [
+        newJobs.map((j) => j.tenant),
+        newJobs.map((j) => j.job),
+        newJobs.map((j) => j.run),
+        newJobs.map((j) => j.agent),
+        newJobs.map((j) => j.purpose),
+        newJobs.map((j) => j.subject),
+      ],
     );
-  if (entries.length === 0) return { done: Promise.all(writes) };
-  writes.push(
-    sql.query(
-      `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
+  if (entries.length === 0) return writes;
+  send(
+    `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
      SELECT tenant, seq, at, kind, job, subject, epoch, record_refs, line FROM jsonb_to_recordset($1::jsonb)
        AS x(tenant text, seq bigint, at bigint, kind text, job text, subject text, epoch int, record_refs text[], line text)`,
-      [JSON.stringify(entries)],
-    ),
+    [JSON.stringify(entries)],
   );
-  writes.push(
-    sql.query(
-      `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
+  send(
+    `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
      SELECT t, l, i, decode(h, 'hex') FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[]) AS n(t, l, i, h)`,
-      [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
-    ),
+    [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
   );
   const heads = [...grown];
-  writes.push(
-    sql.query(
-      `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
+  send(
+    `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
      ON CONFLICT (tenant) DO UPDATE SET size = EXCLUDED.size`,
-      [heads, heads.map((t) => memory.edges.get(t)!.size)],
-    ),
+    [heads, heads.map((t) => memory.edges.get(t)!.size)],
   );
-  return { done: Promise.all(writes) };
+  return writes;
 };
 
 /**
@@ -284,9 +275,7 @@ export const createAuditProjection = (): Projection => {
     async apply(sql, event, recorded) {
       // Alone, with no span to check the memory against: read the edge afresh.
       forget();
-      await (
-        await appendEntries(sql, [{ event, recorded }], memory)
-      ).done;
+      for (const write of await appendEntries(sql, [{ event, recorded }], memory)) await write();
       forget();
     },
     async applyBatch(sql, items, span: LogSpan) {
@@ -297,23 +286,25 @@ export const createAuditProjection = (): Projection => {
       const continues = memory.at === span.after && span.after !== 0;
       if (!continues) forget();
       memory.at = null;
-      let sent: { done: Promise<unknown> };
+      let writes: Write[];
       try {
-        sent = await appendEntries(sql, items, memory);
+        writes = await appendEntries(sql, items, memory);
       } catch (error) {
         if (continues) await previous;
         throw error;
       }
       memory.at = span.to;
       if (span.more) {
-        // A rebuild: this span is written while the next one is computed; the next span or settle() awaits it.
-        // Writes that fail leave the memory untrusted (their transaction rolls back).
-        sent.done.catch(() => forget());
-        inFlight = sent.done;
+        // A rebuild, whose statements queue in call order: this span's writes are sent now and
+        // run while the next span is computed; the next span or settle() awaits them. Writes
+        // that fail leave the memory untrusted (their transaction rolls back).
+        const done = Promise.all(writes.map((write) => write()));
+        done.catch(() => forget());
+        inFlight = done;
         if (continues) await previous;
       } else {
         if (continues) await previous;
-        await sent.done;
+        for (const write of writes) await write();
       }
     },
     async settle() {

@@ -13,9 +13,10 @@ export interface LogSpan {
   readonly after: number;
   readonly to: number;
   /**
-   * More spans follow in the same transaction (a rebuild): the projection may leave this
-   * span's writes in flight on the transaction's connection, in order, and answer at once; the
-   * next span or `settle` awaits them. Without it, applyBatch resolves once everything is written.
+   * More spans follow in the same transaction (a rebuild, whose `sql` runs statements one
+   * after another in call order): the projection may send this span's writes and answer before
+   * they finish; the next span or `settle` awaits them. Without it, applyBatch resolves once
+   * everything is written.
    */
   readonly more?: boolean;
 }

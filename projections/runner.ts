@@ -162,6 +162,33 @@ export const runBatch = async (
 };
 
 /**
+ * The transaction's statements sent one after another in call order, however they are
+ * called: a projection may leave a span's writes in flight (`LogSpan.more`) and a pg client
+ * takes one query at a time. `close` stops sending (what is still queued is refused, never
+ * sent) and waits for the statement running: nothing may reach the connection after the
+ * transaction ends, where it would run outside it.
+ */
+const inOrder = (sql: Sql) => {
+  let tail: Promise<unknown> = Promise.resolve();
+  let open = true;
+  const query = ((text: string, params?: readonly unknown[]) => {
+    const run = tail.then(() => {
+      if (!open) throw new Error('the rebuild is over: statement not sent');
+      return sql.query(text, params);
+    });
+    tail = run.catch(() => undefined);
+    return run;
+  }) as Sql['query'];
+  return {
+    sql: { query } as Sql,
+    async close() {
+      open = false;
+      await tail;
+    },
+  };
+};
+
+/**
  * Replays a projection from position 0 in one transaction, so readers see the old model
  * until the new one is whole, and a live runner waits on the checkpoint lock meanwhile.
  * Set-based writes of pages small enough to keep both sides busy: the next page is read,
@@ -175,7 +202,7 @@ export const rebuildProjection = async (
   batchSize = 2_000,
 ): Promise<number> => {
   const head = await store.headPosition();
-  return db.transaction(async (sql) => {
+  const replay = async (sql: Sql): Promise<number> => {
     await lockCheckpoint(sql, p.name);
     for (const table of p.tables) await sql.query(`TRUNCATE ${table}`);
     let position = 0;
@@ -196,6 +223,14 @@ export const rebuildProjection = async (
     await p.settle?.();
     await saveCheckpoint(sql, p.name, position);
     return position;
+  };
+  return db.transaction(async (tx) => {
+    const serial = inOrder(tx);
+    try {
+      return await replay(serial.sql);
+    } finally {
+      await serial.close();
+    }
   });
 };
 
