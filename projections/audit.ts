@@ -127,13 +127,15 @@ const namedRuns = (a: Applicable) => {
   return [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
 };
 
+type Write = () => Promise<unknown>;
+
 /**
- * Appends a span's entries: everything is computed in memory from the right edge, then
- * written with one multi-row statement per table.
+ * Computes a span's entries in memory from the right edge and answers the writes that store
+ * them, one multi-row statement per table, to be sent in this order (the caller sends them).
  */
-const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory) => {
+const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory): Promise<Write[]> => {
   const relevant = items.filter((a) => tenantOf(a));
-  if (relevant.length === 0) return;
+  if (relevant.length === 0) return [];
   const tenants = [...new Set(relevant.map((a) => tenantOf(a)!))];
   // Facts made inside this span are in memory before they are needed; the rest are read once.
   const started = new Set(
@@ -210,8 +212,10 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     grown.add(tenant);
   }
 
+  const writes: Write[] = [];
+  const send = (text: string, params: readonly unknown[]) => writes.push(() => sql.query(text, params));
   if (newJobs.length > 0)
-    await sql.query(
+    send(
       `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) ON CONFLICT DO NOTHING`,
       [
@@ -223,24 +227,25 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
         newJobs.map((j) => j.subject),
       ],
     );
-  if (entries.length === 0) return;
-  await sql.query(
+  if (entries.length === 0) return writes;
+  send(
     `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
      SELECT tenant, seq, at, kind, job, subject, epoch, record_refs, line FROM jsonb_to_recordset($1::jsonb)
        AS x(tenant text, seq bigint, at bigint, kind text, job text, subject text, epoch int, record_refs text[], line text)`,
     [JSON.stringify(entries)],
   );
-  await sql.query(
+  send(
     `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
      SELECT t, l, i, decode(h, 'hex') FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[]) AS n(t, l, i, h)`,
     [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
   );
   const heads = [...grown];
-  await sql.query(
+  send(
     `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
      ON CONFLICT (tenant) DO UPDATE SET size = EXCLUDED.size`,
     [heads, heads.map((t) => memory.edges.get(t)!.size)],
   );
+  return writes;
 };
 
 /**
@@ -254,6 +259,7 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
  */
 export const createAuditProjection = (): Projection => {
   const memory: Memory = { at: null, edges: new Map(), jobs: new Map() };
+  let inFlight: Promise<unknown> | null = null;
   const forget = () => {
     memory.at = null;
     memory.edges.clear();
@@ -269,14 +275,42 @@ export const createAuditProjection = (): Projection => {
     async apply(sql, event, recorded) {
       // Alone, with no span to check the memory against: read the edge afresh.
       forget();
-      await appendEntries(sql, [{ event, recorded }], memory);
+      for (const write of await appendEntries(sql, [{ event, recorded }], memory)) await write();
       forget();
     },
     async applyBatch(sql, items, span: LogSpan) {
-      if (memory.at !== span.after || span.after === 0) forget();
+      // The span before, when it was left in flight: awaited only when this span continues it
+      // (one left by a rebuild that failed elsewhere is stale); its failure is the cause of anything after it.
+      const previous = inFlight;
+      inFlight = null;
+      const continues = memory.at === span.after && span.after !== 0;
+      if (!continues) forget();
       memory.at = null;
-      await appendEntries(sql, items, memory);
+      let writes: Write[];
+      try {
+        writes = await appendEntries(sql, items, memory);
+      } catch (error) {
+        if (continues) await previous;
+        throw error;
+      }
       memory.at = span.to;
+      if (span.more) {
+        // A rebuild, whose statements queue in call order: this span's writes are sent now and
+        // run while the next span is computed; the next span or settle() awaits them. Writes
+        // that fail leave the memory untrusted (their transaction rolls back).
+        const done = Promise.all(writes.map((write) => write()));
+        done.catch(() => forget());
+        inFlight = done;
+        if (continues) await previous;
+      } else {
+        if (continues) await previous;
+        for (const write of writes) await write();
+      }
+    },
+    async settle() {
+      const previous = inFlight;
+      inFlight = null;
+      await previous;
     },
   };
 };

@@ -13,6 +13,13 @@ export interface Applicable {
 export interface LogSpan {
   readonly after: number;
   readonly to: number;
+  /**
+   * More spans follow in the same transaction (a rebuild, whose `sql` runs statements one
+   * after another in call order): the projection may send this span's writes and answer before
+   * they finish; the next span or `settle` awaits them. Without it, applyBatch resolves once
+   * everything is written.
+   */
+  readonly more?: boolean;
 }
 
 /**
@@ -46,4 +53,6 @@ export interface Projection {
    * Used where a round trip counts: the models written in an append's own transaction.
    */
   fragments?(events: readonly Applicable[]): Promise<readonly Fragment[] | null>;
+  /** Awaits the writes a span with `more` left in flight (a failure among them rejects here). */
+  settle?(): Promise<void>;
 }

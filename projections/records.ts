@@ -1,5 +1,4 @@
 import type { Sql } from '../domain/ports/read-model.ts';
-import type { RecordVersionWrittenData } from '../domain/records/events.ts';
 import type { Applicable, Projection } from './projection.ts';
 import { inRuns } from './runs.ts';
 
@@ -89,41 +88,47 @@ export const recordsProjection: Projection = {
 };
 
 /**
- * The same model written set-based, for the runner and rebuilds (`apply` stays the one-event
- * path): a run of RecordVersionWritten costs three multi-row statements — every version, each
- * record's last version in the list index, the request keys (the first use of a key wins, as
- * one by one) — and a RecordRemoved ends the run and deletes as `apply` does.
+ * The same model written set-based, for the runner, the inline path and rebuilds (`apply`
+ * stays the one-event path): a run of RecordVersionWritten is one statement over one JSON
+ * parameter, parsed once into a materialized CTE that feeds the three tables — every version,
+ * each record's last version of the run in the list index, the request keys (the first use of
+ * a key wins, as one by one) — and a RecordRemoved ends the run and deletes as `apply` does.
  */
 export const applyRecordsBatch = async (sql: Sql, items: readonly Applicable[]) => {
   await inRuns(
     items,
     ({ event }) => (event.type === 'RecordVersionWritten' ? event.data : null),
-    async (gathered) => {
-      const all = gathered;
-      const newest = new Map<string, RecordVersionWrittenData>();
-      for (const d of all) newest.set(JSON.stringify([d.tenant, d.plugin, d.scope, d.key]), d);
+    async (all) => {
+      // Each record's last row in the run: the one one-by-one upserts would leave in the list index.
+      const lastOf = new Map<string, number>();
+      all.forEach((d, i) => lastOf.set(`${d.tenant}\u0000${d.plugin}\u0000${d.scope}\u0000${d.key}`, i));
+      const last = new Set(lastOf.values());
       // One statement for the three tables (each its own data-modifying CTE): a put's transaction pays one round trip, not three.
       await sql.query(
-        `WITH versions AS (
+        `WITH input AS MATERIALIZED (
+           SELECT * FROM json_to_recordset($1::json) AS x(n int, last boolean, tenant text, plugin text, scope text, key text, version int,
+             body jsonb, body_bytes int, kind text, state text, supersedes text, ends_at bigint, subject_kind text, closed boolean, purpose text,
+             labels jsonb, created_ms bigint, writer_job text, writer_agent text, writer_plugin text, writer_tainted boolean, data_subject text,
+             request_key text)),
+         versions AS (
            INSERT INTO rm_record_versions (tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at,
              subject_kind, closed, purpose, labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject)
            SELECT tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at, subject_kind, closed, purpose,
              labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject
-           FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, plugin text, scope text, key text, version int, body jsonb, body_bytes int,
-             kind text, state text, supersedes text, ends_at bigint, subject_kind text, closed boolean, purpose text, labels jsonb,
-             created_ms bigint, writer_job text, writer_agent text, writer_plugin text, writer_tainted boolean, data_subject text)),
+           FROM input),
          records AS (
            INSERT INTO rm_records (tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms)
-           SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(tenant text, plugin text, scope text, key text, version int, kind text,
-             state text, closed boolean, ends_at bigint, purpose text, subject_kind text, created_ms bigint)
+           SELECT tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms FROM input WHERE last
            ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, state = EXCLUDED.state,
              closed = EXCLUDED.closed, ends_at = EXCLUDED.ends_at, purpose = EXCLUDED.purpose, subject_kind = EXCLUDED.subject_kind,
              created_ms = EXCLUDED.created_ms)
          INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version)
-         SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[]) ON CONFLICT DO NOTHING`,
+         SELECT tenant, request_key, plugin, scope, key, version FROM input ORDER BY n ON CONFLICT DO NOTHING`,
         [
           JSON.stringify(
-            all.map((d) => ({
+            all.map((d, n) => ({
+              n,
+              last: last.has(n),
               tenant: d.tenant,
               plugin: d.plugin,
               scope: d.scope,
@@ -145,30 +150,9 @@ export const applyRecordsBatch = async (sql: Sql, items: readonly Applicable[]) 
               writer_plugin: d.writer.plugin,
               writer_tainted: d.writer.tainted,
               data_subject: d.data_subject,
+              request_key: d.request_key,
             })),
           ),
-          JSON.stringify(
-            [...newest.values()].map((d) => ({
-              tenant: d.tenant,
-              plugin: d.plugin,
-              scope: d.scope,
-              key: d.key,
-              version: d.version,
-              kind: d.kind,
-              state: d.state,
-              closed: d.closed,
-              ends_at: d.ends_at,
-              purpose: d.purpose,
-              subject_kind: d.subject_kind,
-              created_ms: d.created_ms,
-            })),
-          ),
-          all.map((d) => d.tenant),
-          all.map((d) => d.request_key),
-          all.map((d) => d.plugin),
-          all.map((d) => d.scope),
-          all.map((d) => d.key),
-          all.map((d) => d.version),
         ],
       );
     },

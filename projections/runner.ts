@@ -47,10 +47,10 @@ export const handles = (p: Projection, type: string) => {
   return set === null || set.has(type);
 };
 
-const decode = (name: string, recorded: RecordedEvent): Applicable => {
+const decode = (name: string | (() => string), recorded: RecordedEvent): Applicable => {
   const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
   // An event this build cannot read must stop the projection, not be stepped over.
-  if (E.isLeft(decoded)) throw new Error(`projection ${name} at position ${recorded.position}: ${decoded.left}`);
+  if (E.isLeft(decoded)) throw new Error(`projection ${typeof name === 'string' ? name : name()} at position ${recorded.position}: ${decoded.left}`);
   return { event: decoded.right, recorded };
 };
 
@@ -66,16 +66,26 @@ export const applyEvent = async (p: Projection, sql: Sql, recorded: RecordedEven
  */
 const decodeFor = (projections: readonly Projection[], events: readonly RecordedEvent[]) => {
   const out = new Map<number, Applicable>();
-  for (const e of events) {
-    const readers = projections.filter((p) => handles(p, e.type));
-    if (readers.length > 0) out.set(e.position, decode(readers.map((p) => p.name).join(','), e));
-  }
+  // The readers' names are only for an error: not joined for every event.
+  for (const e of events)
+    if (projections.some((p) => handles(p, e.type)))
+      out.set(
+        e.position,
+        decode(
+          () =>
+            projections
+              .filter((p) => handles(p, e.type))
+              .map((p) => p.name)
+              .join(','),
+          e,
+        ),
+      );
   return out;
 };
 
 /** Applies a span of the log (after, to] to one projection: set-based when it can. */
-const applySpan = async (p: Projection, sql: Sql, items: readonly Applicable[], after: number, to: number) => {
-  if (p.applyBatch) return p.applyBatch(sql, items, { after, to });
+const applySpan = async (p: Projection, sql: Sql, items: readonly Applicable[], after: number, to: number, more?: boolean) => {
+  if (p.applyBatch) return p.applyBatch(sql, items, more ? { after, to, more } : { after, to });
   for (const { event, recorded } of items) await p.apply(sql, event, recorded);
 };
 
@@ -180,36 +190,75 @@ export const runBatch = async (
 };
 
 /**
+ * The transaction's statements sent one after another in call order, however they are
+ * called: a projection may leave a span's writes in flight (`LogSpan.more`) and a pg client
+ * takes one query at a time. `close` stops sending (what is still queued is refused, never
+ * sent) and waits for the statement running: nothing may reach the connection after the
+ * transaction ends, where it would run outside it.
+ */
+const inOrder = (sql: Sql) => {
+  let tail: Promise<unknown> = Promise.resolve();
+  let open = true;
+  const query = ((text: string, params?: readonly unknown[]) => {
+    const run = tail.then(() => {
+      if (!open) throw new Error('the rebuild is over: statement not sent');
+      return sql.query(text, params);
+    });
+    tail = run.catch(() => undefined);
+    return run;
+  }) as Sql['query'];
+  return {
+    sql: { query } as Sql,
+    async close() {
+      open = false;
+      await tail;
+    },
+  };
+};
+
+/**
  * Replays a projection from position 0 in one transaction, so readers see the old model
  * until the new one is whole, and a live runner waits on the checkpoint lock meanwhile.
- * Big pages, set-based writes, and the next page read while this one is applied.
+ * Set-based writes of pages small enough to keep both sides busy: the next page is read,
+ * MAC-checked and decoded while this one is written.
  */
 export const rebuildProjection = async (
   store: EventStore,
   db: ReadModelStore,
   p: Projection,
   onProgress?: (done: number, head: number) => void,
-  batchSize = 10_000,
+  batchSize = 2_000,
 ): Promise<number> => {
   const head = await store.headPosition();
-  return db.transaction(async (sql) => {
+  const replay = async (sql: Sql): Promise<number> => {
     await lockCheckpoint(sql, p.name);
     for (const table of p.tables) await sql.query(`TRUNCATE ${table}`);
     let position = 0;
     onProgress?.(0, head);
-    let next = store.readAll(position, { limit: batchSize });
+    const read = (after: number) => store.readAll(after, { limit: batchSize }).then((events) => ({ events, decoded: decodeFor([p], events) }));
+    let next = read(position);
     for (;;) {
-      const events = await next;
+      const { events, decoded } = await next;
       if (events.length === 0) break;
       const to = events.at(-1)!.position;
-      next = store.readAll(to, { limit: batchSize });
-      const decoded = decodeFor([p], events);
-      await applySpan(p, sql, itemsFor(p, events, decoded, position), position, to);
+      next = read(to);
+      // A failed read-ahead is seen when it is awaited; until then it must not count as unhandled.
+      next.catch(() => undefined);
+      await applySpan(p, sql, itemsFor(p, events, decoded, position), position, to, true);
       position = to;
       onProgress?.(Math.min(position, head), head);
     }
+    await p.settle?.();
     await saveCheckpoint(sql, p.name, position);
     return position;
+  };
+  return db.transaction(async (tx) => {
+    const serial = inOrder(tx);
+    try {
+      return await replay(serial.sql);
+    } finally {
+      await serial.close();
+    }
   });
 };
 

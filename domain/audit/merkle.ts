@@ -10,8 +10,10 @@ export const sha256 = (...parts: Uint8Array[]) => {
   for (const p of parts) h.update(p);
   return h.digest();
 };
-export const leafHash = (data: Uint8Array) => sha256(Buffer.from([0]), data);
-export const nodeHash = (l: Uint8Array, r: Uint8Array) => sha256(Buffer.from([1]), l, r);
+const LEAF = Buffer.from([0]);
+const NODE = Buffer.from([1]);
+export const leafHash = (data: Uint8Array) => sha256(LEAF, data);
+export const nodeHash = (l: Uint8Array, r: Uint8Array) => sha256(NODE, l, r);
 export const EMPTY_ROOT = sha256(Buffer.alloc(0));
 
 const bitLen = (x: bigint) => (x === 0n ? 0 : x.toString(2).length);

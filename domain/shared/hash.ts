@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { fastCanonicalize } from './canonical-json.ts';
 
 /** RFC 8785 canonical JSON: the one byte form we hash and sign. */
 export const canonicalJson = (value: unknown): string => {
-  const text = canonicalize(value);
+  const text = fastCanonicalize(value);
   if (text === undefined) throw new TypeError('value has no canonical JSON form');
   return text;
 };
