@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, warm, type Caller } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Red-team pass over the guarded append (issue 14): guards that fail in the middle of a batch
@@ -9,16 +10,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
  */
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', { id: 'acme' });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair()));
+afterAll(() => stopPair({ a, b }));
 
 const callCount = async (c: Caller) =>
   Number((await a.pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [c.call])).rows[0]?.n ?? 0);
