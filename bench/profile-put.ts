@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
@@ -11,6 +11,25 @@ import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
  * requests, so their CPU is not counted. `node --import tsx bench/profile-put.ts`.
  */
 const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 8);
+
+/** CPU (ms) used so far by the PostgreSQL backends connected to `database` (Linux /proc; NaN elsewhere). */
+const postgresCpuMs = (database: string): number => {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`postgres: postgres ${database} `)) continue;
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // the process is gone
+      }
+    }
+    return ticks * 10;
+  } catch {
+    return NaN;
+  }
+};
 const OPS = Number(process.env.PROFILE_OPS ?? 3000);
 const OP = process.env.PROFILE_OP ?? 'put';
 const dir = mkdtempSync(path.join(tmpdir(), 'custodian-profile-'));
@@ -57,6 +76,8 @@ const warm = async (c: number, t: string, n: number) => {
 };
 await Promise.all(tickets.map((ts, c) => warm(c, ts.pop()!, 20)));
 child.send('mark');
+const pgBefore = postgresCpuMs('profile');
+const clientBefore = process.cpuUsage();
 const started = performance.now();
 let failed = 0;
 const latencies: number[] = [];
@@ -76,6 +97,8 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
+const pgMs = postgresCpuMs('profile') - pgBefore;
+const client = process.cpuUsage(clientBefore);
 child.send('stop');
 const { cpuMs } = await message<{ cpuMs: number }>();
 const done = perClient * CLIENTS;
@@ -83,6 +106,10 @@ latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
 console.log(
   `${OP} x${CLIENTS}: ${done} in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)}/s, failed ${failed}, p50 ${pct(0.5)} ms p99 ${pct(0.99)} ms, service Node CPU ${(cpuMs / done).toFixed(2)} ms/op`,
+);
+// Where a put's CPU goes on this machine: the service, PostgreSQL's backends for this database, these clients.
+console.log(
+  `  CPU per op: service ${(cpuMs / done).toFixed(2)} ms, PostgreSQL backends ${Number.isNaN(pgMs) ? 'n/a' : (pgMs / done).toFixed(2)} ms, clients ${((client.user + client.system) / 1000 / done).toFixed(2)} ms`,
 );
 await new Promise((resolve) => child.once('exit', resolve));
 agent.destroy();
