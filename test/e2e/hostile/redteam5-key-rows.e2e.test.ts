@@ -52,3 +52,22 @@ describe('a record erased on B and written again on A, where A wrote it before',
     expect(await onB.rec({ op: 'get', scope: 'agent:scribe', record_key: key })).toMatchObject({ status: 200, body: { record: { body: { t: 2 } } } });
   });
 });
+
+const subjectKeys = async (subject: string) =>
+  Number(
+    (await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_subject_keys WHERE tenant = 'acme' AND subject = $1`, [subject])).rows[0]!.n,
+  );
+const dataKeys = async (scope: string) =>
+  Number((await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_data_keys WHERE tenant = 'acme' AND scope = $1`, [scope])).rows[0]!.n);
+
+describe('a refused put of a data subject’s job, the subject new to the keystore', () => {
+  it.each([false, true])('writes no key row of any kind, data or subject (warm: %s)', async (warmed) => {
+    const subject = `user:r${++n}`;
+    const c = await caller(a, 'acme', { purpose: 'routine:r', data_subject: subject });
+    if (warmed) await warm(a, c);
+    const before = { subject: await subjectKeys(subject), data: await dataKeys('agent:scribe'), position: await a.lastPosition() };
+    const refused = await c.rec({ op: 'put', scope: 'agent:scribe', record_key: `refused-${n}`, body: { t: 1 }, expect: 3, subject_kind: 'person' });
+    expect(refused).toMatchObject({ status: 409, body: { error: 'stale' } });
+    expect({ subject: await subjectKeys(subject), data: await dataKeys('agent:scribe'), position: await a.lastPosition() }).toEqual(before);
+  });
+});
