@@ -65,6 +65,9 @@ describe('puts of a data subject’s job on A while B erases the subject', () =>
           else if (got.body.record?.body?.i !== keys.indexOf(key)) lost.push(`${name} ${key}: ${await why(key)}`);
         }
         if (JSON.stringify(onA!.body.record ?? null) !== JSON.stringify(onB!.body.record ?? null)) disagree.push(key);
+        // The subject's next job writes the record on: never a 500 (a key row it cannot unwrap, or cannot replace).
+        const next = await readers[1]!.rec({ op: 'put', scope: 'agent:scribe', record_key: key, body: { next: true }, expect: 1 });
+        if (next.status >= 500) failed.push(`next put on B ${key} ${next.status}: ${await why(key)}`);
       }
     }
     expect.soft(failed).toEqual([]);
