@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, records, warm } from '../../support/records.ts';
+import { caller, warm } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
