@@ -53,31 +53,37 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     subject: string,
     holds: readonly Selector[],
   ): Promise<E.Either<Refusal, { erased: number; deferred: number; receipt: Record<string, unknown> }>> => {
-    const byScope = new Map<string, RetainedRecord[]>();
     let deferred = 0;
-    for (const r of await retentionCandidates(db, tenant, { kind: 'data_subject', subject })) {
-      if (isHeld(holds, r)) deferred++;
-      else {
-        const id = JSON.stringify([r.plugin, r.scope]);
-        byScope.set(id, [...(byScope.get(id) ?? []), r]);
-      }
-    }
     let erased = 0;
     let position = 0;
-    for (const records of byScope.values()) {
-      const { plugin, scope } = records[0]!;
-      const removed = await handleCommand(
-        store,
-        recordsStream(tenant, plugin, scope),
-        erasureDecider,
-        { tenant, plugin, scope, keys: records.map((r) => r.key), now: clock.now() },
-        { tenant },
-      );
-      if (E.isLeft(removed)) return removed;
-      for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);
-      erased += removed.right.events.length;
-      if (removed.right.position !== null) position = removed.right.position;
-    }
+    /** Removes, scope by scope through the erasure decider, the subject's records the read model holds now that are not held. */
+    const removeCandidates = async (countHeld: boolean): Promise<E.Either<Refusal, void>> => {
+      const byScope = new Map<string, RetainedRecord[]>();
+      for (const r of await retentionCandidates(db, tenant, { kind: 'data_subject', subject })) {
+        if (isHeld(holds, r)) deferred += countHeld ? 1 : 0;
+        else {
+          const id = JSON.stringify([r.plugin, r.scope]);
+          byScope.set(id, [...(byScope.get(id) ?? []), r]);
+        }
+      }
+      for (const records of byScope.values()) {
+        const { plugin, scope } = records[0]!;
+        const removed = await handleCommand(
+          store,
+          recordsStream(tenant, plugin, scope),
+          erasureDecider,
+          { tenant, plugin, scope, keys: records.map((r) => r.key), now: clock.now() },
+          { tenant },
+        );
+        if (E.isLeft(removed)) return removed;
+        for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);
+        erased += removed.right.events.length;
+        if (removed.right.position !== null) position = removed.right.position;
+      }
+      return E.right(undefined);
+    };
+    const first = await removeCandidates(true);
+    if (E.isLeft(first)) return first;
     // The subject's files go too; a held one defers the erasure like a held record.
     const files = deps.files ? await deps.files.erase(tenant, subject, holds) : null;
     if (files && E.isLeft(files)) return files;
@@ -85,21 +91,32 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       deferred += files.right.deferred;
       if (files.right.position !== null) position = Math.max(position, files.right.position);
     }
+    const complete = deferred === 0;
+    if (complete) {
+      // Nothing of theirs is held any more: the subject's key goes, and with it every copy.
+      await keystore.shredSubject(tenant, subject);
+      // A put of the subject's that committed while the erasure ran (after the read model was
+      // read, before the key went) lost its key with the subject's: it is removed too, so no
+      // record is left that no one can read. (The records models are written with the append,
+      // so the read model now holds every such record; one written after the key went is under
+      // a new key and is removed the same way: the erasure was asked before it.)
+      // A held record found now is left (the erasure was complete when it was judged).
+      const late = await removeCandidates(false);
+      if (E.isLeft(late)) return late;
+      await keystore.vacuum();
+    }
     const body = {
       kind: 'erasure',
       tenant,
       data_subject: subject,
       erased,
       deferred,
-      complete: deferred === 0,
+      complete,
       ...(files?.right.any ? { files_erased: files.right.removed } : {}),
       issued_ms: clock.now(),
     };
     const receipt = deps.receipts.sign(body);
-    if (deferred === 0) {
-      // Nothing of theirs is held any more: the subject's key goes, and with it every copy.
-      await keystore.shredSubject(tenant, subject);
-      await keystore.vacuum();
+    if (complete) {
       const done = await handleCommand(
         store,
         tenantStream(tenant),

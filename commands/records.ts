@@ -154,21 +154,25 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // (under a fresh key) and decided again. The decider refuses such a put (`held`) from a state
     // caught up, so it is seen there, with no read of its own; a hold keeps the record, and the
     // second decision refuses the put again.
+    // Each decision seals in its own work: the keys it made or checked ride with its append only
+    // (never with the retirement's, which shreds the old record's keys in between).
+    const inWork = <T>(work: () => Promise<T>) => (deps.appendRows ? deps.appendRows.run(work) : work());
     const decided = async () => {
       let ended: number | null = null;
-      let first = await decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v));
+      let first = await inWork(() => decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v)));
       if (E.isLeft(first) && ended !== null && deps.retire) {
         await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
-        first = await decideOn(ctx, rk, loadsBefore, req, stream, () => undefined);
+        first = await inWork(() => decideOn(ctx, rk, loadsBefore, req, stream, () => undefined));
       }
       return first;
     };
     // A new record's key commits with the put's append only (a refused put leaves none); when
-    // another writer made the record's key first, the put is sealed and decided again with it.
+    // another writer made the record's key first, or a key this instance knew was shredded
+    // elsewhere, the put is sealed and decided again.
     let handled: Awaited<ReturnType<typeof decided>>;
     for (let attempt = 1; ; attempt++) {
       try {
-        handled = deps.appendRows ? await deps.appendRows.run(decided) : await decided();
+        handled = await decided();
         break;
       } catch (error) {
         if (!(error instanceof AppendRowTaken) || attempt >= 3) throw error;

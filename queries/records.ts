@@ -44,6 +44,11 @@ interface VersionRow {
   writer_plugin: string;
   writer_tainted: boolean;
   data_subject: string | null;
+  /**
+   * Whether the body's data key is still in the keystore: a key shredded by another instance may
+   * still sit in this one's memory, and an erased body is never shown from there.
+   */
+  key_live: boolean;
   /** The record's newest version's purpose and kind: what a put of its next version is checked against. */
   record_purpose: string;
   record_subject_kind: 'work' | 'person';
@@ -73,7 +78,9 @@ export interface ListOptions {
 }
 
 const COLUMNS = `v.plugin, v.scope, v.key, v.version, v.body, v.kind, v.state, v.supersedes, v.ends_at::float8 AS ends_at,
-  v.subject_kind, v.closed, v.purpose, v.labels, v.created_ms::float8 AS created_ms, v.writer_plugin, v.writer_tainted, v.data_subject`;
+  v.subject_kind, v.closed, v.purpose, v.labels, v.created_ms::float8 AS created_ms, v.writer_plugin, v.writer_tainted, v.data_subject,
+  EXISTS (SELECT 1 FROM custodian_data_keys dk WHERE dk.key_id = CASE
+    WHEN v.body->>'k' ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN (v.body->>'k')::uuid END) AS key_live`;
 
 /** The SQL twin of `mayRead`: purposes and agent scopes, so hidden records are never counted as withheld. */
 const visibilitySql = (ctx: CallContext, params: unknown[], alias = 'r') => {
@@ -102,6 +109,7 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
 
   /** Opens a row into its view, or null when its key was shredded (erased data stays gone). */
   const view = async (ctx: CallContext, row: VersionRow): Promise<RecordView | null> => {
+    if (!row.key_live) return null;
     const text = await sealer.open(
       { tenant: ctx.tenant, plugin: row.plugin, scope: row.scope, key: row.key, version: row.version, data_subject: row.data_subject },
       'body',

@@ -197,7 +197,9 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     for (const [text, ws] of byText) {
       const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
       const written = new Set((await client.query<{ id: string }>(prepared(text, columns))).rows.map((r) => r.id));
-      if (ws.some((w) => !written.has(w.id))) throw new AppendRowTaken();
+      const missing = ws.filter((w) => !written.has(w.id));
+      for (const w of missing) w.failed?.();
+      if (missing.length > 0) throw new AppendRowTaken();
     }
   };
 

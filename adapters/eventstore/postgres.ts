@@ -122,18 +122,18 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
           result = (await tx.query<Result>(prepared(call, args))).rows[0]!;
           // The rows made with this append (a new record's key) commit with it here too.
           const rows = result.ok ? (appendRowsContext.getStore() ?? []).filter((r) => !r.written) : [];
-          for (const w of rows)
-            if (
-              (
-                await tx.query(
-                  prepared(
-                    w.text,
-                    w.row.map((v) => [v]),
-                  ),
-                )
-              ).rows.length === 0
-            )
+          for (const w of rows) {
+            const { rows: written } = await tx.query(
+              prepared(
+                w.text,
+                w.row.map((v) => [v]),
+              ),
+            );
+            if (written.length === 0) {
+              w.failed?.();
               throw new AppendRowTaken();
+            }
+          }
           if (result.ok)
             await options.beforeCommit(
               stream,

@@ -65,6 +65,23 @@ const DATA_KEYS_INSERT = `INSERT INTO custodian_data_keys (key_id, tenant, plugi
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
   ON CONFLICT DO NOTHING RETURNING key_id::text AS id`;
 const DATA_KEYS_UNDO = 'DELETE FROM custodian_data_keys WHERE key_id = ANY($1::uuid[])';
+/**
+ * The same, for rows written with a put's append: a row wrapped by a subject's key is written
+ * only while that very key is the subject's (locked, so an erasure waits for the append), never
+ * under a key an erasure deleted meanwhile.
+ */
+const DATA_KEYS_INSERT_CHECKED = `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped)
+  SELECT r.key_id, r.tenant, r.plugin, r.scope, r.record_key, r.owner, r.wrapped
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[])
+    AS r(key_id, tenant, plugin, scope, record_key, owner, wrapped, kek)
+  WHERE r.owner = 'tenant'
+     OR EXISTS (SELECT 1 FROM custodian_subject_keys s WHERE s.tenant = r.tenant AND r.owner = 'subject:' || s.subject AND s.wrapped = r.kek FOR SHARE)
+  ON CONFLICT DO NOTHING RETURNING key_id::text AS id`;
+/** Keys a put's append names that must still exist when it commits (locked until then: a shred waits). */
+const DATA_KEYS_LIVE = 'SELECT key_id::text AS id FROM custodian_data_keys WHERE key_id = ANY($1::uuid[]) FOR SHARE';
+/** A data subject's first key, written with the append that first needs it. */
+const SUBJECT_KEYS_INSERT = `INSERT INTO custodian_subject_keys (tenant, subject, wrapped) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
+  ON CONFLICT DO NOTHING RETURNING tenant || E'\\n' || subject AS id`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -114,12 +131,12 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   const dataKeyFor = async (c: SealContext): Promise<{ id: string; key: Buffer }> => {
     const owner = ownerOf(c);
     const recordRef = [c.tenant, c.plugin, c.scope, c.key, owner].join('\n');
-    const knownId = idsByRecord.get(recordRef);
-    const known = knownId ? cache.get(knownId) : undefined;
-    if (knownId && known) return { id: knownId, key: known };
     const guard = admissionGuards.getStore();
     const work = appendRowsContext.getStore();
     if (work) return keyWithAppend(work, guard && !guard.claimed && !guard.consumed ? guard : null, c, owner, recordRef);
+    const knownId = idsByRecord.get(recordRef);
+    const known = knownId ? cache.get(knownId) : undefined;
+    if (knownId && known) return { id: knownId, key: known };
     if (guard && !guard.claimed && !guard.consumed && owner === 'tenant') return pendingKey(guard, c, owner, recordRef);
     const kek = (await kekFor(c.tenant, owner, true))!;
     const id = randomUUID();
@@ -177,18 +194,43 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   };
 
   /**
-   * A put's key, inside its work's append rows (`adapters/eventstore/append-rows.ts`): the
-   * record's key if a commit already made one, else a new one whose row is written in the
-   * transaction of the put's append — after the append succeeded, so a put refused (at once or
-   * after a conflict) leaves no key row. A request admitted from the cache does not look (its
-   * guard fails on a row that conflicts, and the request, admitted again in full, looks then).
+   * A put's key, inside its work's append rows (`adapters/eventstore/append-rows.ts`), so that
+   * what the put's append commits always names a key that exists, and a refused put writes no
+   * key of any kind:
+   * - a key the record has (known here, or found): used, and locked `FOR SHARE` in the append's
+   *   transaction — another instance may have shredded it since; then this instance forgets it
+   *   and the put is sealed again;
+   * - else a new key whose row is written in the append's transaction, after the append, and only
+   *   if the key that wraps it is still the subject's (or the tenant's);
+   * - a data subject with no key yet gets one the same way, written with the append.
+   * A request admitted from the cache does not look for the record's key (its guard fails on a
+   * row that conflicts, and the request, admitted again in full, looks then).
    */
   const madeInWork = new WeakMap<AppendRow[], Map<string, { id: string; key: Buffer }>>();
+  const subjectsInWork = new WeakMap<AppendRow[], Map<string, { kek: Buffer; wrapped: Buffer }>>();
   const keyWithAppend = async (rows: AppendRow[], guard: AdmissionGuard | null, c: SealContext, owner: string, recordRef: string) => {
     let mine = madeInWork.get(rows);
     if (!mine) madeInWork.set(rows, (mine = new Map()));
     const made = mine.get(recordRef);
     if (made) return made;
+    const live = (id: string, key: Buffer) => {
+      mine.set(recordRef, { id, key });
+      rows.push({
+        text: DATA_KEYS_LIVE,
+        id,
+        row: [id],
+        committed: () => undefined,
+        failed: () => {
+          idsByRecord.delete(recordRef);
+          cache.delete(id);
+        },
+        written: false,
+      });
+      return { id, key };
+    };
+    const knownId = idsByRecord.get(recordRef);
+    const known = knownId ? cache.get(knownId) : undefined;
+    if (knownId && known) return live(knownId, known);
     if (!guard) {
       const { rows: found } = await pool.query<{ key_id: string; wrapped: Buffer }>(
         'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
@@ -200,10 +242,10 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
         const key = cache.get(row.key_id) ?? unwrapKey(kek, row.wrapped, `data\n${row.key_id}`);
         cache.set(row.key_id, key);
         idsByRecord.set(recordRef, row.key_id);
-        return { id: row.key_id, key };
+        return live(row.key_id, key);
       }
     }
-    const kek = (await kekFor(c.tenant, owner, true))!;
+    const wrapping = owner === 'tenant' ? { kek: tenantKek(c.tenant), wrapped: null } : await subjectKeyInWork(rows, c.tenant, owner.slice('subject:'.length));
     const id = randomUUID();
     const key = randomBytes(32);
     mine.set(recordRef, { id, key });
@@ -211,13 +253,37 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     // fresh random id that only events of that transaction name.
     cache.set(id, key);
     rows.push({
-      text: DATA_KEYS_INSERT,
+      text: DATA_KEYS_INSERT_CHECKED,
       id,
-      row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, key, `data\n${id}`)],
+      row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(wrapping.kek, key, `data\n${id}`), wrapping.wrapped],
       committed: () => idsByRecord.set(recordRef, id),
       written: false,
     });
     return { id, key };
+  };
+
+  /** The subject's key as it stands, or a new one made in this work, written with its append. */
+  const subjectKeyInWork = async (rows: AppendRow[], tenant: string, subject: string): Promise<{ kek: Buffer; wrapped: Buffer }> => {
+    let subjects = subjectsInWork.get(rows);
+    if (!subjects) subjectsInWork.set(rows, (subjects = new Map()));
+    const ref = `${tenant}\n${subject}`;
+    const made = subjects.get(ref);
+    if (made) return made;
+    const aad = `subject\n${tenant}\n${subject}`;
+    const { rows: found } = await pool.query<{ wrapped: Buffer }>('SELECT wrapped FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [
+      tenant,
+      subject,
+    ]);
+    if (found[0]) {
+      const known = { kek: unwrapKey(tenantKek(tenant), found[0].wrapped, aad), wrapped: found[0].wrapped };
+      subjects.set(ref, known);
+      return known;
+    }
+    const kek = randomBytes(32);
+    const fresh = { kek, wrapped: wrapKey(tenantKek(tenant), kek, aad) };
+    subjects.set(ref, fresh);
+    rows.push({ text: SUBJECT_KEYS_INSERT, id: ref, row: [tenant, subject, fresh.wrapped], committed: () => undefined, written: false });
+    return fresh;
   };
 
   const dataKeyById = async (id: string): Promise<Buffer | null> => {
@@ -290,6 +356,11 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       return rows.length;
     },
     async shredSubject(tenant, subject) {
+      // The subject's key first: a put's new key row is written only while the key wrapping it
+      // is still the subject's (locked until it commits), so once this has committed no new row
+      // wrapped by it can appear, and the next statement, with a snapshot of its own, finds every
+      // row it wrapped — none is left behind wrapped by a key that is gone.
+      await pool.query('DELETE FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
       const { rows } = await pool.query<{ key_id: string; plugin: string; scope: string; record_key: string; owner: string }>(
         'DELETE FROM custodian_data_keys WHERE tenant = $1 AND owner = $2 RETURNING key_id, plugin, scope, record_key, owner',
         [tenant, `subject:${subject}`],
@@ -298,7 +369,6 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
         cache.delete(r.key_id);
         idsByRecord.delete([tenant, r.plugin, r.scope, r.record_key, r.owner].join('\n'));
       }
-      await pool.query('DELETE FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
       return rows.length;
     },
     async vacuum() {

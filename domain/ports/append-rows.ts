@@ -11,6 +11,8 @@ export interface AppendRow {
   readonly row: readonly unknown[];
   /** Heard after the commit that holds the row. */
   readonly committed: () => void;
+  /** Heard when the row was not written (it conflicted, or a check found nothing): the work is done again. */
+  readonly failed?: () => void;
   /** Set once a commit holds it: a later append of the same work does not write it again. */
   written: boolean;
 }

@@ -66,9 +66,10 @@ describe('a person record retired by a put on B, then written on by A', () => {
     expect.soft(unreadable.map((r) => Number(r.version))).toEqual([]);
     const reader = await caller(b, 'acme', job);
     const history = (await reader.rec({ op: 'history', scope: 'agent:scribe', record_key: 'pref' })).body.records;
+    // History answers newest first.
     expect(history.map((x: { version: number; body: unknown }) => [x.version, x.body])).toEqual([
-      [1, { likes: 'water' }],
       [2, { likes: 'coffee' }],
+      [1, { likes: 'water' }],
     ]);
   });
 });
