@@ -4,7 +4,7 @@ import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { admissionGuards, type AdmissionGuard } from '../eventstore/admission-guard.ts';
-import { appendRowsContext, type AppendRow } from '../eventstore/append-rows.ts';
+import { appendRowsContext, whenWorkEnds, type AppendRow } from '../eventstore/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
 
 /**
@@ -207,6 +207,8 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
    * row that conflicts, and the request, admitted again in full, looks then).
    */
   const madeInWork = new WeakMap<AppendRow[], Map<string, { id: string; key: Buffer }>>();
+  /** New keys of puts in progress, by id (see keyWithAppend). */
+  const pinned = new Map<string, Buffer>();
   const subjectsInWork = new WeakMap<AppendRow[], Map<string, { kek: Buffer; wrapped: Buffer }>>();
   const keyWithAppend = async (rows: AppendRow[], guard: AdmissionGuard | null, c: SealContext, owner: string, recordRef: string) => {
     let mine = madeInWork.get(rows);
@@ -249,14 +251,21 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const id = randomUUID();
     const key = randomBytes(32);
     mine.set(recordRef, { id, key });
-    // Openable at once (the inline models open digests inside the append's transaction): a
-    // fresh random id that only events of that transaction name.
+    // Openable at once (the inline models open digests inside the append's transaction, where
+    // no other connection sees the row yet): pinned, not only cached, until the put has ended,
+    // so no burst of other keys can evict it first. A fresh random id that only events of that
+    // transaction name.
     cache.set(id, key);
+    pinned.set(id, key);
+    whenWorkEnds(rows, () => pinned.delete(id));
     rows.push({
       text: DATA_KEYS_INSERT_CHECKED,
       id,
       row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(wrapping.kek, key, `data\n${id}`), wrapping.wrapped],
-      committed: () => idsByRecord.set(recordRef, id),
+      committed: () => {
+        idsByRecord.set(recordRef, id);
+        cache.set(id, key);
+      },
       written: false,
     });
     return { id, key };
@@ -287,7 +296,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   };
 
   const dataKeyById = async (id: string): Promise<Buffer | null> => {
-    const cached = cache.get(id);
+    const cached = pinned.get(id) ?? cache.get(id);
     if (cached) return cached;
     const { rows } = await pool.query<{ tenant: string; owner: string; wrapped: Buffer }>(
       'SELECT tenant, owner, wrapped FROM custodian_data_keys WHERE key_id = $1',
