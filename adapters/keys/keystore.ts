@@ -3,6 +3,8 @@ import type pg from 'pg';
 import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
 import { migrate } from '../postgres/migrate.ts';
+import { inTransaction } from '../postgres/pool.ts';
+import { SHRED_RECORD_KEYS } from '../../queries/key-shred.ts';
 import { admissionGuards, type AdmissionGuard } from '../eventstore/admission-guard.ts';
 import { appendRowsContext, whenWorkEnds, type AppendRow } from '../eventstore/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
@@ -318,15 +320,21 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
    */
   const prefetch = async (sealed: readonly Sealed[]) => {
     // Anything not shaped like a key id is left to `open`, which reports it as it always has.
-    const wanted = [...new Set(sealed.map((s) => s.k))].filter((id) => UUID.test(id) && cache.get(id) === undefined);
+    // Keys this instance holds are asked for too: one another instance shredded must not be
+    // opened from memory (it is dropped here, and `open` then finds it gone).
+    const wanted = [...new Set(sealed.map((s) => s.k))].filter((id) => UUID.test(id) && !pinned.has(id));
     const chunk = Math.max(1, Math.min(5_000, Math.floor(cacheSize / 2)));
     for (let i = 0; i < wanted.length; i += chunk) {
+      const ids = wanted.slice(i, i + chunk);
       const { rows } = await pool.query<{ key_id: string; tenant: string; owner: string; wrapped: Buffer }>(
         'SELECT key_id, tenant, owner, wrapped FROM custodian_data_keys WHERE key_id = ANY($1::uuid[])',
-        [wanted.slice(i, i + chunk)],
+        [ids],
       );
+      const found = new Set(rows.map((r) => r.key_id));
+      for (const id of ids) if (!found.has(id)) cache.delete(id);
       const keks = new Map<string, Buffer | null>();
       for (const row of rows) {
+        if (cache.get(row.key_id)) continue;
         const owner = `${row.tenant}\n${row.owner}`;
         if (!keks.has(owner)) keks.set(owner, await kekFor(row.tenant, row.owner, false));
         const kek = keks.get(owner);
@@ -354,10 +362,11 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     },
     cachedKeys: () => cache.size,
     async shredRecord(tenant, plugin, scope, key) {
-      const { rows } = await pool.query<{ key_id: string; owner: string }>(
-        'DELETE FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 RETURNING key_id, owner',
-        [tenant, plugin, scope, key],
-      );
+      const params = [tenant, plugin, scope, key];
+      const rows = await inTransaction(pool, async (tx) => {
+        await tx.query('SELECT 1 FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 FOR UPDATE', params);
+        return (await tx.query<{ key_id: string; owner: string }>(SHRED_RECORD_KEYS, params)).rows;
+      });
       for (const r of rows) {
         cache.delete(r.key_id);
         idsByRecord.delete([tenant, plugin, scope, key, r.owner].join('\n'));

@@ -8,7 +8,7 @@ import type { Clock } from '../../../domain/ports/clock.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import type { Sealer } from '../../../domain/ports/sealer.ts';
-import { refusal } from '../../../domain/shared/refusal.ts';
+import { invalid, refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 import { exportDecider } from '../../../domain/compliance/export.ts';
 import { exportTenant } from '../../../queries/export.ts';
@@ -64,6 +64,12 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
 
   r.get('/v1/tenants/:t/export', { schema: { params: TenantParams, querystring: ExportQuery, security, tags: ['compliance'] } }, async (req, reply) => {
     if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+    // A position the log has not reached would name bytes that a later write changes.
+    if (req.query.position !== undefined) {
+      const head = (await deps.store.committedHead?.()) ?? (await deps.store.headPosition());
+      const beyond = invalid('position', `beyond the log's end (${head})`);
+      if (req.query.position > head) return reply.code(statusOf(beyond)).send(beyond);
+    }
     const exported = await exportTenant(deps.store, deps.sealer, req.params.t, {
       ...(req.query.position !== undefined ? { position: req.query.position } : {}),
       versions: req.query.versions === 'true',
