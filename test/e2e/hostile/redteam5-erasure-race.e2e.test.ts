@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, records } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Red-team pass over a new record's data key (issue 14) against an erasure racing a put: the
@@ -10,16 +11,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
  */
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', { id: 'acme', settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] } });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair({ person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] })));
+afterAll(() => stopPair({ a, b }));
 
 /** Why a record's newest body cannot be opened: its key row, and its subject's key. */
 const why = async (key: string) => {

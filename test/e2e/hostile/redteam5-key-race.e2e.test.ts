@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, warm, type Caller } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Red-team pass over a new record's data key (issue 14): two puts of the same new record at
@@ -11,16 +12,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
  */
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', { id: 'acme', settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] } });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair({ person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] })));
+afterAll(() => stopPair({ a, b }));
 
 const keyRowsOf = async (key: string) =>
   (

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Red team 6: an erasure appends a scope's removals, then shreds each removed record's keys one
@@ -13,16 +14,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
 const KEYS = Array.from({ length: 60 }, (_, i) => `k${String(i).padStart(2, '0')}`);
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', { id: 'acme', settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] } });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair({ person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] })));
+afterAll(() => stopPair({ a, b }));
 
 describe('another subject’s new record started on B on a key the erasure has just removed', () => {
   it('reads back, or is removed', async () => {

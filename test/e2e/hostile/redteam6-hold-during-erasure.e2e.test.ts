@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Red team 6: an erasure judges holds once, from the tenant state its `ErasureRequested` was
@@ -13,19 +14,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
 const SCOPES = Array.from({ length: 40 }, (_, i) => `project:p${String(i).padStart(2, '0')}`);
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', {
-    id: 'acme',
-    settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:r' }], person_shared_scopes: SCOPES },
-  });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair({ person_memory: [{ agent: 'scribe', purpose: 'routine:r' }], person_shared_scopes: SCOPES })));
+afterAll(() => stopPair({ a, b }));
 
 describe('a legal hold placed while an erasure runs', () => {
   // KNOWN DEFECT, open (issue 14's closing note): holds are judged when an erasure or a

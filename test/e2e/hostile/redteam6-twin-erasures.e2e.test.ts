@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Red team 6: the same subject erased on A and on B at once. Neither answers 5xx, each
@@ -10,19 +11,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
 const SCOPES = Array.from({ length: 12 }, (_, i) => `project:t${String(i).padStart(2, '0')}`);
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', {
-    id: 'acme',
-    settings: { person_memory: [{ agent: 'scribe', purpose: 'routine:r' }], person_shared_scopes: SCOPES },
-  });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair({ person_memory: [{ agent: 'scribe', purpose: 'routine:r' }], person_shared_scopes: SCOPES })));
+afterAll(() => stopPair({ a, b }));
 
 describe('one subject erased on both instances at once', () => {
   it('answers no 5xx and the receipts count each removal once', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, records, type Caller } from '../../support/records.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { type TestService } from '../../support/service.ts';
+import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
  * Two service instances on one database, each with its own scope-state cache and lock, take
@@ -9,16 +10,8 @@ import { startTestService, type TestService } from '../../support/service.ts';
  */
 let a: TestService;
 let b: TestService;
-beforeAll(async () => {
-  a = await startTestService();
-  b = await startTestService({ shareWith: a });
-  await a.admin('POST', '/v1/tenants', { id: 'acme', settings: { caps: { records: 10, bytes: 1_000_000 } } });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+beforeAll(async () => ({ a, b } = await startPair({ caps: { records: 10, bytes: 1_000_000 } })));
+afterAll(() => stopPair({ a, b }));
 
 const callers = (count: number) => Promise.all(Array.from({ length: count }, () => caller(a, 'acme', { input: 'race' })));
 const inParallel = (cs: Caller[], body: (i: number) => unknown) => Promise.all(cs.map((c, i) => records(i % 2 === 0 ? a : b, c.ticket, body(i))));
