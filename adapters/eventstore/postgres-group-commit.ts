@@ -68,6 +68,17 @@ const CALL_FROM = `SELECT idx, ok, first_position, last_revision, actual
   FROM custodian_append_from($9::bigint, $1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
 const MAX_BATCH = 256;
 
+/** Items by a key, each group in arrival order (rows of one kind are written by one statement). */
+const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+};
+
 /** A row of `guardedAppendSql`: the first carries the guards that held and the rows written; `idx` is null when no append was made. */
 interface GuardedRow {
   held: number[];
@@ -137,9 +148,12 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     appends: readonly Pending[],
     guards: readonly AdmissionGuard[],
   ): Promise<{ answers: unknown[][]; results: (Result | null)[]; held: Set<AdmissionGuard> }> => {
-    const byText = new Map<string, GuardWrite[]>();
-    for (const w of guards.flatMap((g) => g.writes)) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
-    const kinds = [...byText.values()];
+    const kinds = [
+      ...groupBy(
+        guards.flatMap((g) => g.writes),
+        (w) => w.text,
+      ).values(),
+    ];
     const ords = new Map(guards.map((g, i) => [g, i]));
     const text = guardedAppendSql(kinds.map((ws) => ({ text: ws[0]!.text, columns: ws[0]!.row.length })));
     const params = (first: number | null) =>
@@ -192,9 +206,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
    * whole batch, which is then written append by append, that one refused with `AppendRowTaken`.
    */
   const writeAppendRows = async (client: pg.PoolClient, batch: readonly Pending[], rows: readonly Row[]) => {
-    const byText = new Map<string, AppendRow[]>();
-    for (const r of rows) if (r.ok) for (const w of batch[r.idx - 1]!.rows) byText.set(w.text, [...(byText.get(w.text) ?? []), w]);
-    for (const [text, ws] of byText) {
+    const made = rows.flatMap((r) => (r.ok ? batch[r.idx - 1]!.rows : []));
+    for (const [text, ws] of groupBy(made, (w) => w.text)) {
       const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
       const written = new Set((await client.query<{ id: string }>(prepared(text, columns))).rows.map((r) => r.id));
       const missing = ws.filter((w) => !written.has(w.id));
@@ -204,9 +217,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   };
 
   const undoRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]) => {
-    const byUndo = new Map<string, string[]>();
-    for (const w of writes) byUndo.set(w.undo, [...(byUndo.get(w.undo) ?? []), w.id]);
-    for (const [text, ids] of byUndo) await client.query(text, [ids]);
+    for (const [text, ws] of groupBy(writes, (w) => w.undo)) await client.query(text, [ws.map((w) => w.id)]);
   };
 
   /** The inline models of the appends made (`rows`: custodian_append_many's, by 1-based index into `batch`). */

@@ -62,13 +62,12 @@ class Lru<V> {
   }
 }
 
-/** New data keys, many rows at once; answers the ids written (a conflicting row is not). */
-const DATA_KEYS_INSERT = `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
-  ON CONFLICT DO NOTHING RETURNING key_id::text AS id`;
-const DATA_KEYS_UNDO = 'DELETE FROM custodian_data_keys WHERE key_id = ANY($1::uuid[])';
+/** A record's key row for one owner. */
+const DATA_KEY_OF_RECORD =
+  'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5';
 /**
- * The same, for rows written with a put's append: a row wrapped by a subject's key is written
+ * New data keys written with a put's append, many rows at once, answering the ids written (a
+ * conflicting row is not): a row wrapped by a subject's key is written
  * only while that very key is the subject's (locked, so an erasure waits for the append), never
  * under a key an erasure deleted meanwhile.
  */
@@ -139,7 +138,6 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const knownId = idsByRecord.get(recordRef);
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return { id: knownId, key: known };
-    if (guard && !guard.claimed && !guard.consumed && owner === 'tenant') return pendingKey(guard, c, owner, recordRef);
     const kek = (await kekFor(c.tenant, owner, true))!;
     const id = randomUUID();
     // One round trip when the key is new; a second only when another writer made it first.
@@ -149,14 +147,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, randomBytes(32), `data\n${id}`)],
     );
     const rows =
-      made.length > 0
-        ? made
-        : (
-            await pool.query<{ key_id: string; wrapped: Buffer }>(
-              'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
-              [c.tenant, c.plugin, c.scope, c.key, owner],
-            )
-          ).rows;
+      made.length > 0 ? made : (await pool.query<{ key_id: string; wrapped: Buffer }>(DATA_KEY_OF_RECORD, [c.tenant, c.plugin, c.scope, c.key, owner])).rows;
     const row = rows[0]!;
     idsByRecord.set(recordRef, row.key_id);
     const cached = cache.get(row.key_id);
@@ -164,35 +155,6 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const key = unwrapKey(kek, row.wrapped, `data\n${row.key_id}`);
     cache.set(row.key_id, key);
     return { id: row.key_id, key };
-  };
-
-  /**
-   * A key this instance does not know, for a request admitted from the call-context cache:
-   * made here and written in the transaction of the request's append (not committed before
-   * it). If the record already has a key (a row conflicts), the guard fails and the request,
-   * admitted again in full, finds that key the usual way.
-   */
-  const pendingByGuard = new WeakMap<AdmissionGuard, Map<string, { id: string; key: Buffer }>>();
-  const pendingKey = (guard: AdmissionGuard, c: SealContext, owner: string, recordRef: string) => {
-    let pending = pendingByGuard.get(guard);
-    if (!pending) pendingByGuard.set(guard, (pending = new Map()));
-    const made = pending.get(recordRef);
-    if (made) return made;
-    const id = randomUUID();
-    const key = randomBytes(32);
-    pending.set(recordRef, { id, key });
-    // Openable at once (the inline models open digests inside the append's transaction): a
-    // fresh random id that only events of that transaction name. The record learns it only
-    // once that transaction committed.
-    cache.set(id, key);
-    guard.writes.push({
-      text: DATA_KEYS_INSERT,
-      undo: DATA_KEYS_UNDO,
-      id,
-      row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(tenantKek(c.tenant), key, `data\n${id}`)],
-      committed: () => idsByRecord.set(recordRef, id),
-    });
-    return { id, key };
   };
 
   /**
@@ -236,10 +198,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return live(knownId, known);
     if (!guard) {
-      const { rows: found } = await pool.query<{ key_id: string; wrapped: Buffer }>(
-        'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5',
-        [c.tenant, c.plugin, c.scope, c.key, owner],
-      );
+      const { rows: found } = await pool.query<{ key_id: string; wrapped: Buffer }>(DATA_KEY_OF_RECORD, [c.tenant, c.plugin, c.scope, c.key, owner]);
       const row = found[0];
       const kek = row ? await kekFor(c.tenant, owner, false) : null;
       if (row && kek) {
