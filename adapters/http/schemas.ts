@@ -167,7 +167,12 @@ export const HoldBody = z.strictObject({
 export const HoldParams = TenantParams.extend({ hold: z.string().uuid() });
 export const ErasureBody = z.strictObject({ data_subject: name });
 export const ExportQuery = z.strictObject({
-  position: z.coerce.number().int().min(0).optional(),
+  // Plain decimal only: Number() would also read '', ' 1', '0x2', '1e0' and '+1' as positions.
+  position: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, 'a log position: a decimal integer, 0 or more')
+    .transform(Number)
+    .optional(),
   versions: z.enum(['true', 'false']).optional(),
   ...FitParams,
 });
