@@ -5,16 +5,16 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
-import { erasureDecider } from '../domain/compliance/erase.ts';
+import { erasureDecider, type EraseRecords } from '../domain/compliance/erase.ts';
 import { recordsStream } from '../domain/records/rules.ts';
-import { isHeld, type Selector } from '../domain/retention/holds.ts';
+import { isHeld, type HoldsAt, type Selector } from '../domain/retention/holds.ts';
 import type { RetentionVerdict } from '../domain/retention/decide.ts';
 import { tenantStream } from '../domain/shared/names.ts';
 import { notFound, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import { retentionCandidates, type RetainedRecord } from '../queries/retention.ts';
 import { retentionDays } from '../queries/tenants.ts';
-import { handleCommand, loadState } from './handle.ts';
+import { handle, handleCommand, loadState } from './handle.ts';
 import type { RecordCommands } from './records.ts';
 import type { FileRetention } from './file-retention.ts';
 
@@ -39,72 +39,104 @@ export interface ComplianceDeps {
 export const complianceCommands = (deps: ComplianceDeps) => {
   const { store, db, keystore, clock } = deps;
 
-  const holdsOf = async (tenant: string): Promise<Selector[] | null> => {
-    const { state } = await loadState(store, tenantStream(tenant), tenantDecider);
-    return state.exists ? Object.values(state.holds).map((h) => h.selector) : null;
+  /** The tenant's holds as they stand now, and the tenant stream's revision they were read at (null: no tenant). */
+  const holdsNow = async (tenant: string): Promise<HoldsAt | null> => {
+    const { state, revision } = await loadState(store, tenantStream(tenant), tenantDecider);
+    if (!state.exists) return null;
+    return { holds: Object.values(state.holds).map((h) => h.selector), at: { stream: tenantStream(tenant), revision: revision as number | 'no_stream' } };
+  };
+  /** The same, for a run that found its tenant: a tenant is never removed. */
+  const holdsOf = (tenant: string) => async (): Promise<HoldsAt> =>
+    (await holdsNow(tenant)) ?? { holds: [], at: { stream: tenantStream(tenant), revision: 'no_stream' } };
+
+  /**
+   * Removes one scope's nominated records of a data subject through the erasure decider (a
+   * record already gone is not removed twice), judging holds on every attempt and appending on
+   * the condition that none was placed since: a record held when its removal is appended is
+   * kept, and counted in `deferred`.
+   */
+  const eraseScope = async (tenant: string, records: readonly RetainedRecord[]) => {
+    const { plugin, scope } = records[0]!;
+    let held = 0;
+    const removed = await handle(
+      store,
+      recordsStream(tenant, plugin, scope),
+      erasureDecider,
+      async (): Promise<EraseRecords> => {
+        const h = await holdsOf(tenant)();
+        const kept = records.filter((r) => isHeld(h.holds, r));
+        held = kept.length;
+        return { tenant, plugin, scope, keys: records.filter((r) => !kept.includes(r)).map((r) => r.key), now: clock.now(), holds_at: h.at };
+      },
+      { tenant, causation: randomUUID(), correlation: null },
+      { conditions: (c) => ({ unmoved: [c.holds_at] }) },
+    );
+    if (E.isLeft(removed)) return removed;
+    for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);
+    return E.right({ erased: removed.right.events.length, deferred: held, position: removed.right.position });
+  };
+
+  /** The subject's records the read model holds now, by scope (written with each append, so none committed is missing). */
+  const subjectRecords = async (tenant: string, subject: string) => {
+    const byScope = new Map<string, RetainedRecord[]>();
+    for (const r of await retentionCandidates(db, tenant, { kind: 'data_subject', subject })) {
+      const id = JSON.stringify([r.plugin, r.scope]);
+      byScope.set(id, [...(byScope.get(id) ?? []), r]);
+    }
+    return [...byScope.values()];
   };
 
   /**
-   * Erases what the read model nominates for a subject, scope by scope through the erasure
-   * decider (a record already gone is not removed twice); held records are deferred.
+   * Erases a subject: their records scope by scope and their files, each removal decided
+   * against the holds in force when it is appended; then, only if nothing of theirs is held,
+   * their key — shredded only once no record of theirs is left (checked while no put can seal
+   * under that key), so a put that committed while the erasure ran is either removed here or,
+   * held, keeps the key and makes the erasure incomplete. Never acknowledged and lost.
    */
   const runErasure = async (
     tenant: string,
     subject: string,
-    holds: readonly Selector[],
   ): Promise<E.Either<Refusal, { erased: number; deferred: number; receipt: Record<string, unknown> }>> => {
-    let deferred = 0;
     let erased = 0;
     let position = 0;
-    /** Removes, scope by scope through the erasure decider, the subject's records the read model holds now that are not held. */
-    const removeCandidates = async (countHeld: boolean): Promise<E.Either<Refusal, void>> => {
-      const byScope = new Map<string, RetainedRecord[]>();
-      for (const r of await retentionCandidates(db, tenant, { kind: 'data_subject', subject })) {
-        if (isHeld(holds, r)) deferred += countHeld ? 1 : 0;
-        else {
-          const id = JSON.stringify([r.plugin, r.scope]);
-          byScope.set(id, [...(byScope.get(id) ?? []), r]);
-        }
+    /** One pass over what the read model holds of the subject now: answers how many it found held. */
+    const pass = async (): Promise<E.Either<Refusal, number>> => {
+      let held = 0;
+      for (const records of await subjectRecords(tenant, subject)) {
+        const done = await eraseScope(tenant, records);
+        if (E.isLeft(done)) return done;
+        erased += done.right.erased;
+        held += done.right.deferred;
+        if (done.right.position !== null) position = Math.max(position, done.right.position);
       }
-      for (const records of byScope.values()) {
-        const { plugin, scope } = records[0]!;
-        const removed = await handleCommand(
-          store,
-          recordsStream(tenant, plugin, scope),
-          erasureDecider,
-          { tenant, plugin, scope, keys: records.map((r) => r.key), now: clock.now() },
-          { tenant },
-        );
-        if (E.isLeft(removed)) return removed;
-        for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);
-        erased += removed.right.events.length;
-        if (removed.right.position !== null) position = removed.right.position;
-      }
-      return E.right(undefined);
+      return E.right(held);
     };
-    const first = await removeCandidates(true);
+    const first = await pass();
     if (E.isLeft(first)) return first;
+    let deferred = first.right;
     // The subject's files go too; a held one defers the erasure like a held record.
-    const files = deps.files ? await deps.files.erase(tenant, subject, holds) : null;
+    const files = deps.files ? await deps.files.erase(tenant, subject, holdsOf(tenant)) : null;
     if (files && E.isLeft(files)) return files;
     if (files) {
       deferred += files.right.deferred;
       if (files.right.position !== null) position = Math.max(position, files.right.position);
     }
-    const complete = deferred === 0;
-    if (complete) {
-      // Nothing of theirs is held any more: the subject's key goes, and with it every copy.
-      await keystore.shredSubject(tenant, subject);
-      // A put of the subject's that committed while the erasure ran (after the read model was
-      // read, before the key went) lost its key with the subject's: it is removed too, so no
-      // record is left that no one can read. (The records models are written with the append,
-      // so the read model now holds every such record; one written after the key went is under
-      // a new key and is removed the same way: the erasure was asked before it.)
-      // A held record found now is left (the erasure was complete when it was judged).
-      const late = await removeCandidates(false);
+    let complete = false;
+    // Nothing of theirs held: the subject's key goes, and with it every copy — unless a record
+    // of theirs committed meanwhile; then that one is erased (or found held) and we look again.
+    // Each round removes what it finds, so the rounds end; a subject still being written to
+    // at this pace is left incomplete (and said so) rather than looped on.
+    for (let round = 0; deferred === 0 && round < 20; round++) {
+      const shredded = await keystore.shredSubject(tenant, subject, async () => (await retentionCandidates(db, tenant, { kind: 'data_subject', subject })).length > 0);
+      if (shredded !== null) {
+        complete = true;
+        break;
+      }
+      const late = await pass();
       if (E.isLeft(late)) return late;
-      await keystore.vacuum();
+      deferred += late.right;
     }
+    if (complete) await keystore.vacuum();
     const body = {
       kind: 'erasure',
       tenant,
@@ -141,13 +173,12 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         { person_deleted: number; removed: number; renewals_requested: number; deferred: number; files?: { removed: number; deferred: number } }
       >
     > {
-      const holds = await holdsOf(tenant);
-      if (!holds) return E.left(notFound('tenant'));
+      if (!(await holdsNow(tenant))) return E.left(notFound('tenant'));
       const days = await retentionDays(db, tenant);
       if (days === null) return E.left(notFound('tenant'));
       const now = clock.now();
       // The read model only nominates candidates (it may lag); each scope's decider judges them
-      // against the scope's current state. Holds are judged here, from the writers' job trees.
+      // against the scope's current state, and the holds in force as its removals are appended.
       const byScope = new Map<string, RetainedRecord[]>();
       for (const r of await retentionCandidates(db, tenant, { kind: 'ended_by', now })) {
         const id = JSON.stringify([r.plugin, r.scope]);
@@ -163,15 +194,15 @@ export const complianceCommands = (deps: ComplianceDeps) => {
           scope,
           retention_days: days,
           now,
-          candidates: records.map((r) => ({ key: r.key, version: r.version, held: isHeld(holds, r) })),
-        });
+          candidates: records,
+        }, holdsOf(tenant));
         for (const [key, verdict] of decided.verdicts) {
           counts[verdict]++;
           if (verdict === 'person_end' || verdict === 'retention') await keystore.shredRecord(tenant, plugin, scope, key);
         }
         if (decided.position !== null) position = decided.position;
       }
-      const files = deps.files ? await deps.files.retain(tenant, holds) : null;
+      const files = deps.files ? await deps.files.retain(tenant, holdsOf(tenant)) : null;
       if (files && E.isLeft(files)) return files;
       if (files?.right.position) position = Math.max(position, files.right.position);
       if (position) await deps.settle(position);
@@ -187,17 +218,15 @@ export const complianceCommands = (deps: ComplianceDeps) => {
 
     /** Retention for one person record past its end, before a put reuses its key. */
     async retire(tenant: string, plugin: string, scope: string, key: string, version: number): Promise<RetentionVerdict> {
-      const holds = (await holdsOf(tenant)) ?? [];
       const [info] = await retentionCandidates(db, tenant, { kind: 'record', plugin, scope, key });
-      const held = isHeld(holds, info ?? { plugin, scope, key, data_subjects: [], tree_jobs: [] });
       const decided = await deps.records.retain({
         tenant,
         plugin,
         scope,
         retention_days: (await retentionDays(db, tenant)) ?? 0,
         now: clock.now(),
-        candidates: [{ key, version, held }],
-      });
+        candidates: [{ plugin, scope, key, data_subjects: [], tree_jobs: [], ...info, version }],
+      }, holdsOf(tenant));
       const verdict = decided.verdicts.get(key) ?? 'none';
       if (verdict === 'person_end') await keystore.shredRecord(tenant, plugin, scope, key);
       if (decided.position !== null) await deps.settle(decided.position);
@@ -206,12 +235,15 @@ export const complianceCommands = (deps: ComplianceDeps) => {
 
     async placeHold(tenant: string, selector: Selector, reason: string) {
       const hold = randomUUID();
-      const placed = await handleCommand(
+      // Watched: a removal appended on the condition of the holds it read never commits between
+      // its check and its append, so from this answer on no removal of what it selects follows.
+      const placed = await handle(
         store,
         tenantStream(tenant),
         tenantDecider,
         { type: 'PlaceHold', tenant, hold, selector, reason, now: clock.now() },
-        { tenant },
+        { tenant, causation: randomUUID(), correlation: null },
+        { conditions: () => ({ watched: true }) },
       );
       return E.map(({ position }: { position: number | null }) => ({ hold: { id: hold, selector, reason }, position }))(placed);
     },
@@ -223,9 +255,8 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       const state = released.right.state;
       const resumed = [];
       if (state.exists) {
-        const holds = Object.values(state.holds).map((h) => h.selector);
         for (const subject of state.pending_erasures) {
-          const erased = await runErasure(tenant, subject, holds);
+          const erased = await runErasure(tenant, subject);
           if (E.isLeft(erased)) return erased;
           resumed.push({ data_subject: subject, ...erased.right });
         }
@@ -242,10 +273,8 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         { tenant },
       );
       if (E.isLeft(requested)) return requested;
-      const state = requested.right.state;
-      const holds = state.exists ? Object.values(state.holds).map((h) => h.selector) : [];
       return E.map((erased: { erased: number; deferred: number; receipt: Record<string, unknown> }) => ({ ...erased, position: null as number | null }))(
-        await runErasure(tenant, subject, holds),
+        await runErasure(tenant, subject),
       );
     },
   };

@@ -1,13 +1,14 @@
 import * as E from 'fp-ts/lib/Either.js';
+import { randomUUID } from 'node:crypto';
 import { FILE_KEEP_MS, treeFilesDecider, type TreeFiles } from '../domain/files/decide.ts';
 import type { BlobStore } from '../domain/ports/blob-store.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { KeyShredder } from '../domain/ports/key-shredder.ts';
-import { isHeld, type Selector } from '../domain/retention/holds.ts';
+import { isHeld, type HoldsAt, type Selector } from '../domain/retention/holds.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { filesStream } from './files.ts';
-import { handleCommand, loadState } from './handle.ts';
+import { handle } from './handle.ts';
 
 /** What a run did to a tenant's files; `any` says whether the tenant had files to judge. */
 export interface FilesSwept {
@@ -43,7 +44,7 @@ const heldFile = (holds: readonly Selector[], tree: string, sha256: string, s: T
 export const fileRetention = (deps: { store: EventStore; blobs: BlobStore; keystore: KeyShredder; clock: Clock }) => {
   const sweep = async (
     tenant: string,
-    holds: readonly Selector[],
+    holdsNow: () => Promise<HoldsAt>,
     reason: 'retention' | 'erasure',
     pick: (f: { stored_ms: number; data_subject: string | null }) => boolean,
     subject?: string,
@@ -57,14 +58,32 @@ export const fileRetention = (deps: { store: EventStore; blobs: BlobStore; keyst
     let position: number | null = null;
     for (const [tree, candidates] of byTree) {
       const stream = filesStream(tenant, tree);
-      const { state } = await loadState(deps.store, stream, treeFilesDecider);
-      const held = candidates.filter((sha) => heldFile(holds, tree, sha, state));
-      const decided = await handleCommand(
+      // The state and holds the removal is decided on, read again on every attempt: it is
+      // appended only while no hold was placed since (a hold placed during the run stops it).
+      let state = treeFilesDecider.initialState();
+      let held: string[] = [];
+      const decided = await handle(
         deps.store,
         stream,
         treeFilesDecider,
-        { type: 'RemoveFiles', tenant, tree, reason, candidates, held, ...(subject !== undefined ? { data_subject: subject } : {}), now },
-        { tenant },
+        async (s: TreeFiles) => {
+          const h = await holdsNow();
+          state = s;
+          held = candidates.filter((sha) => heldFile(h.holds, tree, sha, s));
+          return {
+            type: 'RemoveFiles' as const,
+            tenant,
+            tree,
+            reason,
+            candidates,
+            held,
+            ...(subject !== undefined ? { data_subject: subject } : {}),
+            now,
+            holds_at: h.at,
+          };
+        },
+        { tenant, causation: randomUUID(), correlation: null },
+        { conditions: (c) => (c.type === 'RemoveFiles' ? { unmoved: [c.holds_at] } : undefined) },
       );
       if (E.isLeft(decided)) return decided;
       deferred += held.filter((sha) => {
@@ -86,12 +105,12 @@ export const fileRetention = (deps: { store: EventStore; blobs: BlobStore; keyst
 
   return {
     /** Files whose tree last stored them 90 days ago or more, unless a hold keeps them. */
-    retain: (tenant: string, holds: readonly Selector[]) => {
+    retain: (tenant: string, holds: () => Promise<HoldsAt>) => {
       const now = deps.clock.now();
       return sweep(tenant, holds, 'retention', (f) => f.stored_ms + FILE_KEEP_MS <= now);
     },
     /** Every file sealed with the subject's key, unless a hold keeps it (then it is deferred). */
-    erase: (tenant: string, subject: string, holds: readonly Selector[]) => sweep(tenant, holds, 'erasure', (f) => f.data_subject === subject, subject),
+    erase: (tenant: string, subject: string, holds: () => Promise<HoldsAt>) => sweep(tenant, holds, 'erasure', (f) => f.data_subject === subject, subject),
   };
 };
 

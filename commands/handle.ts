@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import {
   assertUntampered,
+  type AppendConditions,
   TamperedLog,
   type EventStore,
   type ExpectedRevision,
@@ -110,7 +111,7 @@ export const loadState = async <Ev extends DomainEvent, S>(
 ): Promise<{ state: S; revision: ExpectedRevision }> =>
   catchUp(store, stream, aggregate.evolve, registryCodec<Ev>(stream), { state: aggregate.initialState(), revision: 'no_stream' });
 
-export interface HandlerOptions<Ev, S> {
+export interface HandlerOptions<Ev, S, C = unknown> {
   /** Keeps folded states between commands (then `evolve` may update a state in place). */
   readonly cache?: StateCache<S>;
   readonly codec?: Codec<Ev>;
@@ -130,12 +131,22 @@ export interface HandlerOptions<Ev, S> {
    * default `tampered`; an aggregate may name its own (a job's chain: `envelope_invalid`).
    */
   readonly tampered?: (detail: TamperedEventData) => Refusal;
+  /**
+   * What the command was decided on besides its own stream (a removal: the tenant's holds as
+   * it read them), carried by the command itself: the append commits only while those stand,
+   * else the command is decided again.
+   */
+  readonly conditions?: (command: C) => AppendConditions | undefined;
   /** Called under the stream's lock after a successful append, with the state it left (to take snapshots). */
   readonly appended?: (stream: string, folded: Readonly<Folded<S>>) => void;
 }
 
 /** The cached state, else a snapshot, else the empty state: then caught up from its revision. */
-const start = async <Ev, S>(stream: string, aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState'>, options: HandlerOptions<Ev, S>): Promise<Folded<S>> =>
+const start = async <Ev, S>(
+  stream: string,
+  aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState'>,
+  options: Pick<HandlerOptions<Ev, S>, 'cache' | 'snapshot'>,
+): Promise<Folded<S>> =>
   options.cache?.get(stream) ?? (await options.snapshot?.(stream)) ?? { state: aggregate.initialState(), revision: 'no_stream' };
 
 /** Nothing is decided from a log that does not verify: the fold's `TamperedLog` becomes a refusal. */
@@ -162,7 +173,7 @@ export const handle = async <C, Ev, S>(
   aggregate: Aggregate<C, Ev, S>,
   command: C | ((state: S) => C | Promise<C>),
   cause: Cause,
-  options: HandlerOptions<Ev, S> = {},
+  options: HandlerOptions<Ev, S, C> = {},
 ): Promise<E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>> =>
   (options.locks ?? exclusive)(`${store.name}|${stream}`, async () =>
     refuseTampered<{ state: S; events: readonly Ev[]; position: number | null }>(options, async () => {
@@ -183,7 +194,7 @@ export const handle = async <C, Ev, S>(
         if (E.isLeft(decision)) return decision;
         if (events.length === 0) return E.right({ state: folded.state, events, position: null });
         const stored = envelope(cause, await codec.write(events));
-        const appended = await store.append(stream, stored, folded.revision);
+        const appended = await store.append(stream, stored, folded.revision, options.conditions?.(c));
         if (E.isRight(appended)) {
           folded.state = events.reduce(aggregate.evolve, folded.state);
           folded.revision = appended.right.nextExpectedRevision;

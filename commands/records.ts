@@ -12,6 +12,7 @@ import { personRecordGone } from '../domain/records/reads.ts';
 import { newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
+import { isHeld, type HeldCandidate, type HoldsAt } from '../domain/retention/holds.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import { streamLocks } from './exclusive.ts';
@@ -47,6 +48,11 @@ const CACHED_STREAMS = 512;
 export interface KnownPrior {
   readonly write: { readonly scope: string; readonly key: string; readonly version: number } | null;
   readonly loadsBefore: number;
+}
+
+/** A retention run's look at one scope: its candidates as the read model showed them, holds not yet judged. */
+export interface RetainRun extends Omit<RetainScope, 'candidates' | 'holds_at'> {
+  readonly candidates: readonly (HeldCandidate & { readonly version: number })[];
 }
 
 /** Removes one person record past its end (unless held) before a put reuses its key: retention for that key. */
@@ -250,21 +256,29 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
   /**
    * Retention for one scope, through the same path as a put: decided against the scope's
    * current state and appended with the revision it was decided on, so a put that moved a
-   * record's end in between makes it decide again instead of being undone.
+   * record's end in between makes it decide again instead of being undone; and decided against
+   * the holds in force as it is appended (`holds`, read again on every attempt, and the
+   * append's condition), so a hold placed while a run is under way stops it.
    */
-  const retain = async (c: RetainScope): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
+  const retain = async (c: RetainRun, holds: () => Promise<HoldsAt>): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
     const stream = recordsStream(c.tenant, c.plugin, c.scope);
     let verdicts = new Map<string, RetentionVerdict>();
     const handled = await handle(
       store,
       stream,
       scopeDecider,
-      (s: ScopeState) => {
-        verdicts = retentionVerdicts(c, s);
-        return { type: 'RetainScope' as const, ...c };
+      async (s: ScopeState) => {
+        const h = await holds();
+        const command: RetainScope = {
+          ...c,
+          candidates: c.candidates.map((r) => ({ key: r.key, version: r.version, held: isHeld(h.holds, r) })),
+          holds_at: h.at,
+        };
+        verdicts = retentionVerdicts(command, s);
+        return { type: 'RetainScope' as const, ...command };
       },
       { tenant: c.tenant },
-      options,
+      { ...options, conditions: (command) => (command.type === 'RetainScope' ? { unmoved: [command.holds_at] } : undefined) },
     );
     if (E.isLeft(handled)) throw new Error(`records stream ${stream}: retention refused ${handled.left.error}`);
     return { verdicts, position: handled.right.position };

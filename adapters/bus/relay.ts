@@ -1,3 +1,4 @@
+import { RELAY_LOCK } from '../postgres/advisory-locks.ts';
 import type { EventStore } from '../../domain/ports/event-store.ts';
 import type { Publisher } from '../../domain/ports/publisher.ts';
 import type { ReadModelStore } from '../../domain/ports/read-model.ts';
@@ -43,7 +44,7 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
     db.transaction(async (sql) => {
       // An advisory lock, not FOR UPDATE: a row lock takes a transaction id, and an open one
       // would hold back every reader of the log (they stop at the oldest running transaction).
-      await sql.query('SELECT pg_advisory_xact_lock(7243003, hashtext($1))', [o.target]);
+      await sql.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [RELAY_LOCK, o.target]);
       const { rows } = await sql.query<{ position: string }>('SELECT position FROM custodian_relay WHERE target = $1', [o.target]);
       const from = Number(rows[0]?.position ?? 0);
       const events = await store.readAll(from, { limit: batchSize });

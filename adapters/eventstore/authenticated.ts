@@ -38,11 +38,12 @@ export const authenticatedEventStore = (inner: EventStore, keys: EventMacKeys): 
   return {
     ...inner,
     name: inner.name,
-    append: (stream, events, expected) =>
+    append: (stream, events, expected, conditions) =>
       inner.append(
         stream,
         events.map((e) => ({ ...e, metadata: { ...e.metadata, mac: macOf(stream, e) } })),
         expected,
+        conditions,
       ),
     async readStream(stream, fromRevision = 0) {
       return checkStream(await inner.readStream(stream, fromRevision), fromRevision);

@@ -17,7 +17,7 @@ import {
   type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { AppendConditions, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 
 /**
  * The event-store port on EventStoreDB (SPEC §10). A stream here is an ESDB stream of the
@@ -123,7 +123,11 @@ export const esdbEventStore = async (connectionString: string): Promise<EventSto
 
   const store: EventStore = {
     name: 'esdb',
-    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision) {
+    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, conditions?: AppendConditions) {
+      // EventStoreDB commits one stream at a time: it cannot make an append wait on another
+      // stream's revision, so such an append is refused outright rather than checked loosely.
+      // (Compliance runs, which need it, run on PostgreSQL.)
+      if ((conditions?.unmoved?.length ?? 0) > 0) throw new Error('EventStoreDB cannot append on the condition of another stream (unmoved): use PostgreSQL');
       try {
         const result = await client.appendToStream(
           stream,

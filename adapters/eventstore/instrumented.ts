@@ -10,9 +10,9 @@ import type { CustodianMetrics } from '../metrics/registry.ts';
  */
 export const instrumentedEventStore = <S extends EventStore>(inner: S, metrics: Pick<CustodianMetrics, 'eventsAppended' | 'appendSeconds'>): S => ({
   ...inner,
-  async append(stream, events, expected) {
+  async append(stream, events, expected, conditions) {
     const started = performance.now();
-    const result = await inner.append(stream, events, expected);
+    const result = await inner.append(stream, events, expected, conditions);
     metrics.appendSeconds.observe((performance.now() - started) / 1000);
     // A refused append (wrong expected revision) wrote nothing, so it counts no event.
     if (E.isRight(result)) for (const e of events) metrics.eventsAppended.inc({ type: e.type });

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import * as E from 'fp-ts/lib/Either.js';
-import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { AppendConditions, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { pollingSubscription } from './subscription.ts';
 
@@ -14,10 +14,16 @@ export const memoryEventStore = (): EventStore => {
 
   return {
     name: 'memory',
-    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision) {
+    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, conditions?: AppendConditions) {
       const existing = streams.get(stream);
       const current = existing ? existing.length - 1 : 'no_stream';
       if (!meetsExpectation(expected, current)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: current });
+      // One process, no await between this check and the write: nothing moves in between.
+      for (const c of conditions?.unmoved ?? []) {
+        const at = streams.get(c.stream);
+        const actual = at ? at.length - 1 : 'no_stream';
+        if (actual !== c.revision) return E.left({ kind: 'wrong_expected_revision', stream: c.stream, expected: c.revision, actual });
+      }
       const duplicate = events.find((e) => ids.has(e.event_id));
       if (duplicate) throw new Error(`event id ${duplicate.event_id} was already appended`);
       const list = existing ?? [];

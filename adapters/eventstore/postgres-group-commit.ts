@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import type { Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
+import type { AppendConditions, Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
+import { WATCHED_STREAM_LOCK } from '../postgres/advisory-locks.ts';
 import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
 import { guardedAppendParams, guardedAppendSql } from '../../queries/admission-guard.ts';
@@ -49,6 +50,8 @@ interface Pending {
   readonly guard: AdmissionGuard | null;
   /** Rows that commit with this append if it succeeds (a new record's data key). */
   readonly rows: readonly AppendRow[];
+  /** Other streams it was decided on (see `AppendConditions`): such an append commits in a transaction of its own. */
+  readonly conditions: AppendConditions | null;
   readonly resolve: (r: Result) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -207,7 +210,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
    */
   const writeAppendRows = async (client: pg.PoolClient, batch: readonly Pending[], rows: readonly Row[]) => {
     const made = rows.flatMap((r) => (r.ok ? batch[r.idx - 1]!.rows : []));
-    for (const [text, ws] of groupBy(made, (w) => w.text)) {
+    // Kinds of row in their rank's order, so every batch takes its key-row locks in one order.
+    for (const [text, ws] of [...groupBy(made, (w) => w.text)].sort(([, a], [, b]) => a[0]!.rank - b[0]!.rank)) {
       const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
       const written = new Set((await client.query<{ id: string }>(prepared(text, columns))).rows.map((r) => r.id));
       const missing = ws.filter((w) => !written.has(w.id));
@@ -284,6 +288,76 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     return { answers, results };
   };
 
+  /**
+   * An append decided on other streams, in a transaction of its own: the advisory locks first
+   * (they take no transaction id, so its positions are still taken before anything writes), then
+   * the streams it was decided on checked, then the append. A watched stream's appends hold the
+   * lock exclusively, conditioned ones share it: the two never interleave, and whichever takes
+   * it first has both the lower positions and the earlier commit.
+   */
+  const writeConditioned = async (p: Pending): Promise<Result> => {
+    const c = p.conditions!;
+    const unmoved = c.unmoved ?? [];
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      if (c.watched) await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [WATCHED_STREAM_LOCK, p.stream]);
+      // In one stable order, so two conditioned appends never wait on each other the wrong way round.
+      const watched = [...new Set(unmoved.map((u) => u.stream))].sort();
+      if (watched.length > 0)
+        await client.query('SELECT pg_advisory_xact_lock_shared($1, hashtext(s)) FROM unnest($2::text[]) AS s ORDER BY s', [WATCHED_STREAM_LOCK, watched]);
+      if (unmoved.length > 0) {
+        const { rows } = await client.query<{ stream: string; revision: string }>(
+          'SELECT stream, revision::text FROM custodian_streams WHERE stream = ANY($1::text[])',
+          [watched],
+        );
+        const actual = new Map(rows.map((r) => [r.stream, Number(r.revision)]));
+        const moved = unmoved.find((u) => (actual.get(u.stream) ?? 'no_stream') !== u.revision);
+        if (moved) {
+          await client.query('ROLLBACK');
+          return E.left({ kind: 'wrong_expected_revision', stream: moved.stream, expected: moved.revision, actual: actual.get(moved.stream) ?? 'no_stream' });
+        }
+      }
+      const first = Number((await client.query<{ first: string }>('SELECT custodian_allocate_positions($1) AS first', [p.events.length])).rows[0]!.first);
+      const flat = p.events;
+      const args = [
+        [p.stream],
+        [expectedText(p.expected)],
+        [flat.length],
+        flat.map((e) => e.event_id),
+        flat.map((e) => e.type),
+        flat.map((e) => e.schema_version),
+        flat.map((e) => JSON.stringify(e.data)),
+        flat.map((e) => JSON.stringify(e.metadata)),
+        first,
+      ];
+      const rows = (await client.query<Row>(prepared(CALL_FROM, args))).rows;
+      if (p.rows.length > 0) await writeAppendRows(client, [p], rows);
+      await applyInline(client, [p], rows);
+      await client.query('COMMIT');
+      return resultOf(p, rows[0]!);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+
+  const settleConditioned = async (p: Pending) => {
+    try {
+      const r = await writeConditioned(p);
+      if (E.isRight(r))
+        for (const w of p.rows) {
+          w.written = true;
+          w.committed();
+        }
+      p.resolve(r);
+    } catch (error) {
+      p.reject(error);
+    }
+  };
+
   const settle = async (batch: readonly Queued[]): Promise<void> => {
     const statements = batch.filter((q): q is Statement => q.kind === 'statement');
     const appends = batch.filter((q): q is Pending => q.kind === 'append');
@@ -324,8 +398,10 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       while (queue.length > 0) {
         // Streams in a stable order (each stream's appends keep theirs), so two processes'
         // batches lock stream rows in the same order; statements keep their arrival order.
-        const batch = queue
-          .splice(0, MAX_BATCH)
+        const taken = queue.splice(0, MAX_BATCH);
+        for (const q of taken) if (q.kind === 'append' && q.conditions) await settleConditioned(q);
+        const batch = taken
+          .filter((q) => !(q.kind === 'append' && q.conditions))
           .map((q, i) => ({ q, i, key: q.kind === 'append' ? q.stream : '' }))
           .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.i - b.i))
           .map(({ q }) => q);
@@ -337,14 +413,15 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   };
 
   return {
-    append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Result> {
+    append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, conditions?: AppendConditions): Promise<Result> {
       return new Promise<Result>((resolve, reject) => {
+        const conditioned = conditions && (conditions.watched || (conditions.unmoved?.length ?? 0) > 0) ? conditions : null;
         // Only a request's first append carries its guard: what else runs in its async context later sees it claimed.
         const found = admissionGuards.getStore();
-        const guard = found && !found.consumed && !found.claimed ? found : null;
+        const guard = found && !found.consumed && !found.claimed && !conditioned ? found : null;
         if (guard) guard.claimed = true;
         const rows = (appendRowsContext.getStore() ?? []).filter((r) => !r.written);
-        queue.push({ kind: 'append', stream, events, expected, guard, rows, resolve, reject });
+        queue.push({ kind: 'append', stream, events, expected, guard, rows, conditions: conditioned, resolve, reject });
         if (!writing) void drain();
       });
     },

@@ -1,3 +1,4 @@
+import { RELAY_LOCK } from '../postgres/advisory-locks.ts';
 import type pg from 'pg';
 import type { EventMacKeys } from './authenticated.ts';
 import { eventMacInput } from './event-mac-input.ts';
@@ -15,7 +16,7 @@ export const authenticateLegacyEvents = async (pool: pg.Pool, keys: EventMacKeys
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(7243003)');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [RELAY_LOCK]);
     await client.query('CREATE TABLE IF NOT EXISTS custodian_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const done = await client.query('SELECT 1 FROM custodian_migrations WHERE id = $1', [ID]);
     if (done.rows.length > 0) {

@@ -90,7 +90,7 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     inBatch: (text, params) => committer.inBatch(text, params),
     guardAlone: (guard) => committer.guardAlone(guard),
     marks: postgresStreamMarks(pool),
-    async append(stream, events, expected) {
+    async append(stream, events, expected, conditions) {
       if (events.length === 0) {
         const actual = await actualRevision(stream);
         if (!meetsExpectation(expected, actual)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
@@ -98,7 +98,7 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       }
       // Every append goes through the group committer, except under the test hook that holds
       // one append's transaction open.
-      if (!options.beforeCommit) return committer.append(stream, events, expected);
+      if (!options.beforeCommit || conditions) return committer.append(stream, events, expected, conditions);
       // The test hook's path cannot check a cached admission: such a request is admitted again in full.
       if (admissionGuards.getStore()?.consumed === false) throw new GuardFailed();
       const args = [

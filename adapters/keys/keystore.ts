@@ -84,6 +84,20 @@ const DATA_KEYS_LIVE = 'SELECT key_id::text AS id FROM custodian_data_keys WHERE
 const SUBJECT_KEYS_INSERT = `INSERT INTO custodian_subject_keys (tenant, subject, wrapped) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
   ON CONFLICT DO NOTHING RETURNING tenant || E'\\n' || subject AS id`;
 
+/**
+ * Runs a transaction again when PostgreSQL chose it as a deadlock's victim (a put's batch may
+ * hold a data key's row `FOR SHARE` while it waits for the subject key this one locked).
+ */
+const withDeadlockRetry = async <T>(work: () => Promise<T>): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
+    }
+  }
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const aadOf = (c: SealContext, field: SealedField) => ['custodian', field, c.tenant, c.plugin, c.scope, c.key, String(c.version)].join('\n');
@@ -93,8 +107,8 @@ export interface Keystore extends Sealer {
   readonly cachedKeys: () => number;
   /** Deletes every data key of a record: all its versions, in every copy of the log, are gone. */
   shredRecord(tenant: string, plugin: string, scope: string, key: string): Promise<number>;
-  /** Deletes a data subject's key and the data keys it wrapped. */
-  shredSubject(tenant: string, subject: string): Promise<number>;
+  /** Deletes a data subject's key and the data keys it wrapped, unless something of theirs is left (see `KeyShredder`). */
+  shredSubject(tenant: string, subject: string, anyLeft: () => Promise<boolean>): Promise<number | null>;
   /** Rewrites the keystore tables so deleted keys leave no bytes behind in their files. */
   vacuum(): Promise<void>;
 }
@@ -183,6 +197,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       mine.set(recordRef, { id, key });
       rows.push({
         text: DATA_KEYS_LIVE,
+        rank: 0,
         id,
         row: [id],
         committed: () => undefined,
@@ -221,6 +236,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     whenWorkEnds(rows, () => pinned.delete(id));
     rows.push({
       text: DATA_KEYS_INSERT_CHECKED,
+      rank: 2,
       id,
       row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(wrapping.kek, key, `data\n${id}`), wrapping.wrapped],
       committed: () => {
@@ -252,7 +268,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const kek = randomBytes(32);
     const fresh = { kek, wrapped: wrapKey(tenantKek(tenant), kek, aad) };
     subjects.set(ref, fresh);
-    rows.push({ text: SUBJECT_KEYS_INSERT, id: ref, row: [tenant, subject, fresh.wrapped], committed: () => undefined, written: false });
+    rows.push({ text: SUBJECT_KEYS_INSERT, rank: 1, id: ref, row: [tenant, subject, fresh.wrapped], committed: () => undefined, written: false });
     return fresh;
   };
 
@@ -332,16 +348,27 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       }
       return rows.length;
     },
-    async shredSubject(tenant, subject) {
-      // The subject's key first: a put's new key row is written only while the key wrapping it
-      // is still the subject's (locked until it commits), so once this has committed no new row
-      // wrapped by it can appear, and the next statement, with a snapshot of its own, finds every
-      // row it wrapped — none is left behind wrapped by a key that is gone.
-      await pool.query('DELETE FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
-      const { rows } = await pool.query<{ key_id: string; plugin: string; scope: string; record_key: string; owner: string }>(
-        'DELETE FROM custodian_data_keys WHERE tenant = $1 AND owner = $2 RETURNING key_id, plugin, scope, record_key, owner',
-        [tenant, `subject:${subject}`],
+    async shredSubject(tenant, subject, anyLeft) {
+      // The subject's key row is locked first: from then on a put can seal nothing new under
+      // it (a new data key row is written only while its wrapping key stands, `FOR SHARE`), and
+      // every put that did is committed, so `anyLeft` sees all there is. Found nothing: the
+      // subject's key goes, then every data key it wrapped (none can be added meanwhile).
+      const rows = await withDeadlockRetry(() =>
+        inTransaction(pool, async (tx) => {
+          // In the order puts take them (their data keys, then the subject key): no deadlock.
+          await tx.query('SELECT 1 FROM custodian_data_keys WHERE tenant = $1 AND owner = $2 FOR UPDATE', [tenant, `subject:${subject}`]);
+          await tx.query('SELECT 1 FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2 FOR UPDATE', [tenant, subject]);
+          if (await anyLeft()) return null;
+          await tx.query('DELETE FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
+          return (
+            await tx.query<{ key_id: string; plugin: string; scope: string; record_key: string; owner: string }>(
+              'DELETE FROM custodian_data_keys WHERE tenant = $1 AND owner = $2 RETURNING key_id, plugin, scope, record_key, owner',
+              [tenant, `subject:${subject}`],
+            )
+          ).rows;
+        }),
       );
+      if (rows === null) return null;
       for (const r of rows) {
         cache.delete(r.key_id);
         idsByRecord.delete([tenant, r.plugin, r.scope, r.record_key, r.owner].join('\n'));

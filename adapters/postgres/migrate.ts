@@ -1,3 +1,4 @@
+import { MIGRATION_LOCK } from './advisory-locks.ts';
 import type pg from 'pg';
 import { inTransaction } from './pool.ts';
 
@@ -6,7 +7,6 @@ export interface Migration {
   readonly sql: string;
 }
 
-const MIGRATION_LOCK = 7_243_000;
 
 /** Applies each migration once, in order, under a lock so that concurrent starts agree. */
 export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): Promise<void> => {

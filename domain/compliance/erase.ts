@@ -3,6 +3,7 @@ import type { EventOf } from '../events/schema.ts';
 import type { RecordEvent } from '../records/events.ts';
 import type { RecordRemoved, RetentionEvent } from '../retention/events.ts';
 import type { Decider } from '../shared/decider.ts';
+import type { StreamAt } from '../ports/event-store.ts';
 
 type Removed = EventOf<typeof RecordRemoved>;
 
@@ -18,6 +19,8 @@ export interface EraseRecords {
   readonly scope: string;
   readonly keys: readonly string[];
   readonly now: number;
+  /** Where the tenant's stream stood when these keys were judged not held (the append's condition). */
+  readonly holds_at: StreamAt;
 }
 
 export const evolveErasureScope = (s: ErasureScopeState, e: RecordEvent | RetentionEvent): ErasureScopeState => {

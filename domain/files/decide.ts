@@ -1,3 +1,4 @@
+import type { StreamAt } from '../ports/event-store.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Decider } from '../shared/decider.ts';
 import type { Refusal } from '../shared/refusal.ts';
@@ -64,6 +65,8 @@ export interface RemoveFiles {
   /** For an erasure: the data subject whose files go. */
   readonly data_subject?: string | undefined;
   readonly now: number;
+  /** Where the tenant's stream stood when `held` was judged (the append's condition). */
+  readonly holds_at: StreamAt;
 }
 
 export type FilesCommand = StoreFile | HandFiles | RemoveFiles;

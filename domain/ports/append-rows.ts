@@ -9,6 +9,12 @@ export interface AppendRow {
   readonly text: string;
   readonly id: string;
   readonly row: readonly unknown[];
+  /**
+   * Kinds of row are written in this order (lowest first) in every transaction, so the row
+   * locks they take are always taken in one order: the keys a put only uses, then a subject's
+   * new key, then the data keys it wraps.
+   */
+  readonly rank: number;
   /** Heard after the commit that holds the row. */
   readonly committed: () => void;
   /** Heard when the row was not written (it conflicted, or a check found nothing): the work is done again. */

@@ -73,6 +73,28 @@ export interface WrongExpectedRevision {
   readonly actual: number | 'no_stream';
 }
 
+/** A stream and the revision a decision read it at. */
+export interface StreamAt {
+  readonly stream: string;
+  readonly revision: number | 'no_stream';
+}
+
+/**
+ * What an append was decided on besides its own stream (a dynamic consistency boundary, as
+ * in DCB): a removal decided against a tenant's legal holds commits only while the holds it
+ * read still stand.
+ * - `unmoved`: the append commits only if each of these streams is still at its revision when
+ *   it commits; otherwise it writes nothing and answers a wrong expected revision naming that
+ *   stream (the caller decides again).
+ * - `watched`: this append moves a stream that others append on the condition of. It never
+ *   commits between such an append's check and its commit: the two are ordered, in positions
+ *   as in commits, on every instance.
+ */
+export interface AppendConditions {
+  readonly unmoved?: readonly StreamAt[];
+  readonly watched?: boolean;
+}
+
 export interface ReadOptions {
   readonly limit?: number;
 }
@@ -91,7 +113,12 @@ export interface StreamMarks {
 
 export interface EventStore {
   readonly name: string;
-  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<Either<WrongExpectedRevision, Appended>>;
+  append(
+    stream: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+    conditions?: AppendConditions,
+  ): Promise<Either<WrongExpectedRevision, Appended>>;
   /** The stream's events in revision order from `fromRevision` (default 0); [] for a stream that does not exist. */
   readStream(stream: string, fromRevision?: number): Promise<readonly RecordedEvent[]>;
   /** Committed events with position > `after`, in position order, none ever skipped. */

@@ -5,8 +5,12 @@
 export interface KeyShredder {
   /** Shreds every data key of one record; answers how many went. */
   shredRecord(tenant: string, plugin: string, scope: string, key: string): Promise<number>;
-  /** Shreds a data subject's key and with it every data key it wraps; answers how many went. */
-  shredSubject(tenant: string, subject: string): Promise<number>;
+  /**
+   * Shreds a data subject's key and with it every data key it wraps, unless `anyLeft` (asked
+   * while no put can seal anything new under that key) finds something of the subject's still
+   * kept: then nothing is shredded and the answer is null. Otherwise answers how many keys went.
+   */
+  shredSubject(tenant: string, subject: string, anyLeft: () => Promise<boolean>): Promise<number | null>;
   /** Makes the deletions physical (no dead tuple keeps a key). */
   vacuum(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Refusal } from '../shared/refusal.ts';
+import type { StreamAt } from '../ports/event-store.ts';
 import { DAY_MS } from '../records/rules.ts';
 import { newest, type RecordMeta, type ScopeEvent, type ScopeState } from '../records/state.ts';
 
@@ -22,6 +23,8 @@ export interface RetainScope {
   readonly retention_days: number;
   readonly candidates: readonly RetentionCandidate[];
   readonly now: number;
+  /** Where the tenant's stream stood when the candidates' holds were judged (the append's condition). */
+  readonly holds_at: StreamAt;
 }
 
 export type RetentionVerdict = 'person_end' | 'retention' | 'renew' | 'deferred' | 'none';

@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import type { StreamAt } from '../ports/event-store.ts';
 
 /**
  * A legal hold's selector (SPEC §7): every given field must match. `tenant: true` alone holds
@@ -37,3 +38,13 @@ export const selects = (s: Selector, r: HeldCandidate): boolean => {
 };
 
 export const isHeld = (holds: readonly Selector[], r: HeldCandidate) => holds.some((h) => selects(h, r));
+
+/**
+ * The holds in force as a decision read them, and where the tenant's stream stood then: a
+ * removal decided on them is appended only while that stream has not moved (no hold placed
+ * since), else decided again.
+ */
+export interface HoldsAt {
+  readonly holds: readonly Selector[];
+  readonly at: StreamAt;
+}

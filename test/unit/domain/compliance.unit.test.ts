@@ -7,6 +7,7 @@ import type { RecordVersionWrittenData } from '../../../domain/records/events.ts
 import { specify } from '../../support/decider.ts';
 
 const where = { tenant: 't', plugin: 'notes', scope: 'tenant' };
+const holds_at = { stream: 'tenant-t', revision: 0 };
 const body = { k: 'key', n: 'n', c: 'c' };
 const version: ImportedVersion = {
   key: 'a',
@@ -83,7 +84,7 @@ describe('erasure decider: removes what the scope still holds, once', () => {
 
   it('given live records, when erased, then one RecordRemoved (erasure) per live key, duplicates once', () => {
     given([written('a'), written('b'), written('a', 2)])
-      .when({ ...where, keys: ['a', 'b', 'a'], now: 3 })
+      .when({ ...where, keys: ['a', 'b', 'a'], now: 3, holds_at })
       .then([
         { type: 'RecordRemoved', data: { ...where, key: 'a', reason: 'erasure', removed_ms: 3 } },
         { type: 'RecordRemoved', data: { ...where, key: 'b', reason: 'erasure', removed_ms: 3 } },
@@ -92,13 +93,13 @@ describe('erasure decider: removes what the scope still holds, once', () => {
 
   it('given a record already removed, or never written, then nothing is removed', () => {
     given([written('a'), removed('a')])
-      .when({ ...where, keys: ['a', 'z'], now: 3 })
+      .when({ ...where, keys: ['a', 'z'], now: 3, holds_at })
       .thenNothing();
   });
 
   it('given a record removed and written again, then it is live and removed', () => {
     given([written('a'), removed('a'), written('a')])
-      .when({ ...where, keys: ['a'], now: 3 })
+      .when({ ...where, keys: ['a'], now: 3, holds_at })
       .then([{ type: 'RecordRemoved', data: { ...where, key: 'a', reason: 'erasure', removed_ms: 3 } }]);
   });
 });

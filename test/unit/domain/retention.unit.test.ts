@@ -50,6 +50,7 @@ const given = (written: PutRecord[]) => {
     retention_days: 10,
     candidates,
     now,
+    holds_at: { stream: 'tenant-t', revision: 0 },
   });
   return {
     get state(): ScopeState {

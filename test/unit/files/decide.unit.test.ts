@@ -19,6 +19,7 @@ const remove = (o: Partial<RemoveFiles>): RemoveFiles => ({
   candidates: [A, B],
   held: [],
   now: FILE_KEEP_MS,
+  holds_at: { stream: 'tenant-t', revision: 0 },
   ...o,
 });
 const removed = (sha256: string, reason: 'retention' | 'erasure', at: number): FileEvent => ({
