@@ -18,6 +18,8 @@ interface Adapter {
   open(beforeCommit?: (stream: string) => Promise<void>): Promise<EventStore>;
   /** True when positions are taken before commit, so a later position can commit first. */
   readonly positionsBeforeCommit: boolean;
+  /** True when an append can be made on the condition of other streams (`AppendConditions`). */
+  readonly conditions: boolean;
   teardown(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ const untilAsync = async (check: () => Promise<boolean>, ms = 15_000) => {
 const memoryAdapter = (): Adapter => ({
   name: 'memory',
   positionsBeforeCommit: false,
+  conditions: true,
   open: async () => memoryEventStore(),
   teardown: async () => undefined,
 });
@@ -68,6 +71,7 @@ const postgresAdapter = (): Adapter => {
   return {
     name: 'postgres',
     positionsBeforeCommit: true,
+    conditions: true,
     async open(beforeCommit) {
       db ??= await freshDatabase();
       const pool = createPool(db.url, 10);
@@ -87,6 +91,8 @@ const esdbAdapter = (url: string): Adapter => {
     name: 'esdb',
     // ESDB takes the position as it commits: a later position never commits first.
     positionsBeforeCommit: false,
+    // One stream per commit: it refuses a conditioned append outright (never checks it loosely).
+    conditions: false,
     async open() {
       const store = await esdbEventStore(url);
       stores.push(store);
@@ -267,6 +273,64 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
       // The scenario really happened: the later position committed first.
       expect(slowResult.right.position).toBeLessThan(fastResult.right.position);
       expect(mine.map((e) => e.stream)).toEqual([slow, fast]);
+    }
+  });
+
+  it.runIf(adapter.conditions)('appends on the condition that another stream has not moved, and writes nothing once it has', async () => {
+    const s = stream();
+    const watched = stream();
+    await store.append(watched, [ev()], 'no_stream');
+    const kept = await store.append(s, [ev()], 'no_stream', { unmoved: [{ stream: watched, revision: 0 }] });
+    expect(E.isRight(kept)).toBe(true);
+    await store.append(watched, [ev()], 0, { watched: true });
+    const refused = await store.append(s, [ev()], 0, { unmoved: [{ stream: watched, revision: 0 }] });
+    expect(refused).toEqual(E.left({ kind: 'wrong_expected_revision', stream: watched, expected: 0, actual: 1 }));
+    expect(await store.readStream(s)).toHaveLength(1);
+    // A stream that does not exist yet is `no_stream` until its first event.
+    const none = stream();
+    expect(E.isRight(await store.append(s, [ev()], 0, { unmoved: [{ stream: none, revision: 'no_stream' }] }))).toBe(true);
+  });
+
+  it.runIf(adapter.conditions)('never lets a conditioned append commit after a watched append to its stream that it did not see', async () => {
+    const watched = stream();
+    const DECISIONS = 8;
+    await store.append(watched, [ev('Placed', { n: 0 })], 'no_stream');
+    /** One decision: read the watched stream, then append on the condition it has not moved; again until it holds. */
+    const conditioned = async () => {
+      const s = stream();
+      for (let made = 0; made < DECISIONS; ) {
+        const seen = (await store.readStream(watched)).length - 1;
+        if (Math.random() < 0.3) await new Promise((r) => setTimeout(r, Math.random() * 2));
+        const r = await store.append(s, [ev('Decided', { seen })], 'any', { unmoved: [{ stream: watched, revision: seen }] });
+        if (E.isRight(r)) made++;
+      }
+    };
+    // A second instance of the store (its own connections and committer) places, where there is one.
+    const placer = adapter.positionsBeforeCommit ? await adapter.open() : store;
+    const placing = async () => {
+      for (let i = 0; i < 30; i++) {
+        if (i % 3 === 0) await new Promise((r) => setTimeout(r, Math.random() * 2));
+        await placer.append(watched, [ev('Placed', { n: i + 1 })], 'any', { watched: true });
+      }
+    };
+    await Promise.all([placing(), placing(), ...Array.from({ length: 16 }, conditioned)]);
+    if (placer !== store) await placer.close();
+    const placed = await store.readStream(watched);
+    const head = placed.at(-1)!.position;
+    const decided: RecordedEvent[] = [];
+    for (let after = 0; ; ) {
+      const page = await store.readAll(after, { limit: 1000 });
+      if (page.length === 0) break;
+      decided.push(...page.filter((e) => e.type === 'Decided'));
+      after = page.at(-1)!.position;
+      if (after >= head && decided.length >= 16 * DECISIONS) break;
+    }
+    expect(decided).toHaveLength(16 * DECISIONS);
+    // Every watched event before a decision, in log order, is one that decision saw.
+    for (const d of decided) {
+      const seen = (d.data as { seen: number }).seen;
+      const before = placed.filter((p) => p.position < d.position).map((p) => p.revision);
+      expect(Math.max(...before), `decided at ${d.position} on revision ${seen}`).toBe(seen);
     }
   });
 });
