@@ -47,18 +47,22 @@ describe('the fenced blocks of README.md and docs/', () => {
   it('each carry a tag that says how a test holds them', () => {
     const known: readonly string[] = [...RUN_TAGS, ...SHOWN_TAGS];
     expect(all.filter((b) => !known.includes(b.tag)).map((b) => `${where(b)} \`\`\`${b.tag}`)).toEqual([]);
-    console.log(`snippets: ${all.length} blocks in ${pages.length} documents: ${[...known].map((t) => `${t} ${all.filter((b) => b.tag === t).length}`).join(', ')}`);
+    console.log(
+      `snippets: ${all.length} blocks in ${pages.length} documents: ${[...known].map((t) => `${t} ${all.filter((b) => b.tag === t).length}`).join(', ')}`,
+    );
   });
 
   it('json blocks parse', () => {
-    const bad = all.filter((b) => b.tag === 'json').filter((b) => {
-      try {
-        JSON.parse(b.code);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    const bad = all
+      .filter((b) => b.tag === 'json')
+      .filter((b) => {
+        try {
+          JSON.parse(b.code);
+          return false;
+        } catch {
+          return true;
+        }
+      });
     expect(bad.map(where)).toEqual([]);
   });
 });
@@ -71,28 +75,32 @@ describe('the sh and ts blocks of each page, run against a service', () => {
   afterAll(async () => service?.stop());
 
   const runnable = pages.filter((p) => p !== 'README.md' && blocksOf(p).some((b) => b.tag === 'sh' || b.tag === 'ts'));
-  it.each(runnable)('%s', async (page) => {
-    await service?.stop();
-    service = await startTestService({ testClock: true });
-    const blocks = blocksOf(page).filter((b) => b.tag === 'sh' || b.tag === 'ts');
-    const port = new URL(service.url).port;
-    const run = await bash(`set -euo pipefail\n${firstRecordBlock()}\n${scriptOf(page, blocks)}`, {
-      ...process.env,
-      PORT: port,
-      CUSTODIAN_URL: service.url,
-      CUSTODIAN_ADMIN_KEY: ADMIN_KEY,
-      CUSTODIAN_LOG_FORMAT: 'json',
-    });
-    // What the page printed, for a person to compare with the page (test-output is not committed).
-    mkdirSync(path.join(REPO, 'test-output', 'snippets'), { recursive: true });
-    writeFileSync(path.join(REPO, 'test-output', 'snippets', `${page.replace(/[^A-Za-z0-9]+/g, '-')}.out`), `${run.stdout}\n--- stderr\n${run.stderr}`);
-    console.log(`snippets: ${page}: ${blocks.filter((b) => b.tag === 'sh').length} sh and ${blocks.filter((b) => b.tag === 'ts').length} ts blocks ran`);
-    expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-4000), stdout: run.status === 0 ? '' : run.stdout.slice(-4000) }).toEqual({
-      status: 0,
-      stderr: '',
-      stdout: '',
-    });
-  }, 300_000);
+  it.each(runnable)(
+    '%s',
+    async (page) => {
+      await service?.stop();
+      service = await startTestService({ testClock: true });
+      const blocks = blocksOf(page).filter((b) => b.tag === 'sh' || b.tag === 'ts');
+      const port = new URL(service.url).port;
+      const run = await bash(`set -euo pipefail\n${firstRecordBlock()}\n${scriptOf(page, blocks)}`, {
+        ...process.env,
+        PORT: port,
+        CUSTODIAN_URL: service.url,
+        CUSTODIAN_ADMIN_KEY: ADMIN_KEY,
+        CUSTODIAN_LOG_FORMAT: 'json',
+      });
+      // What the page printed, for a person to compare with the page (test-output is not committed).
+      mkdirSync(path.join(REPO, 'test-output', 'snippets'), { recursive: true });
+      writeFileSync(path.join(REPO, 'test-output', 'snippets', `${page.replace(/[^A-Za-z0-9]+/g, '-')}.out`), `${run.stdout}\n--- stderr\n${run.stderr}`);
+      console.log(`snippets: ${page}: ${blocks.filter((b) => b.tag === 'sh').length} sh and ${blocks.filter((b) => b.tag === 'ts').length} ts blocks ran`);
+      expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-4000), stdout: run.status === 0 ? '' : run.stdout.slice(-4000) }).toEqual({
+        status: 0,
+        stderr: '',
+        stdout: '',
+      });
+    },
+    300_000,
+  );
 });
 
 describe('docs/reference/http.md', () => {

@@ -42,7 +42,11 @@ describe('what a user reads names nothing a user cannot resolve', () => {
   it('--help texts, error messages and OpenAPI descriptions (string literals of adapters/cli, adapters/http, adapters/mcp)', () => {
     const sources = ['adapters/cli', 'adapters/http', 'adapters/mcp'].flatMap((d) => filesUnder(d, /\.ts$/));
     expect(sources.length).toBeGreaterThan(20);
-    const hits = sources.flatMap((file) => literals(read(file)).filter((s) => UNRESOLVABLE.test(s)).map((s) => `${file}: ${s}`));
+    const hits = sources.flatMap((file) =>
+      literals(read(file))
+        .filter((s) => UNRESOLVABLE.test(s))
+        .map((s) => `${file}: ${s}`),
+    );
     expect(hits).toEqual([]);
   });
 
