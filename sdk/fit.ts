@@ -1,6 +1,6 @@
 // `custodian/fit`: the fitting convention of SPEC §13 for tool authors. A tool that takes the
 // optional `view`, `budget` and `query` arguments answers with the biggest part of its result that
-// fits and a fit note saying what it left out (see README, "Fitting answers to a token budget").
+// fits and a fit note saying what it left out (see docs/guides/agent-authors.md, "Fitting answers to a budget").
 export {
   weigh,
   fitDocument,

@@ -55,7 +55,7 @@ remote(program.command('erase').description('erase a data subject by shredding t
   .requiredOption('--subject <data_subject>')
   .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/erasures`, { data_subject: o.subject })));
 
-const agentRecords = program.command('records').description("an agent's records (SPEC §12)");
+const agentRecords = program.command('records').description("an agent's records: export them as JSON Lines");
 remote(agentRecords.command('export').description("an agent's records as JSON Lines, oldest first"))
   .requiredOption('--tenant <t>')
   .requiredOption('--agent <a>')
@@ -63,7 +63,7 @@ remote(agentRecords.command('export').description("an agent's records as JSON Li
 
 program
   .command('mcp')
-  .description("an agent's records as MCP tools over stdio (SPEC §12)")
+  .description("an agent's records as MCP tools over stdio")
   .option('--agent-key <key>', 'the agent key (CUSTODIAN_AGENT_KEY)')
   .option('--url <url>', 'the running service (CUSTODIAN_URL, default http://127.0.0.1:$PORT)')
   .action(serveMcp);

@@ -18,7 +18,7 @@ const tenant = async (id: string, settings: Record<string, unknown> = {}) => {
 };
 const put = (ticket: string, key: string) => records(svc, ticket, { op: 'put', scope: 'tenant', record_key: key, body: { a: 1 }, expect: 0 });
 
-describe('item 6: turning start restrictions on', () => {
+describe('turning start restrictions on', () => {
   it('stops the running job of a user: subject the tenant does not list, and keeps jobs of non-person subjects', async () => {
     await tenant('restrict-unlisted');
     const eve = await caller(svc, 'restrict-unlisted', { start: { subject: 'user:eve' } });
@@ -32,7 +32,7 @@ describe('item 6: turning start restrictions on', () => {
   });
 });
 
-describe('item 3 and 9: a request id names one request', () => {
+describe('a request id names one request', () => {
   it('refuses another request under a used id with 409 what: request_id, writing nothing; the same request is answered again', async () => {
     await tenant('rid');
     const body = { revocations: [{ kind: 'api_key_revoked', key: 'K1' }], request_id: 'r1' };
@@ -51,7 +51,7 @@ describe('item 3 and 9: a request id names one request', () => {
   });
 });
 
-describe('item 7: walls in settings and at a start', () => {
+describe('walls in settings and at a start', () => {
   it('answers label_wall 403 naming the pair, and refuses a wall of one label twice', async () => {
     await tenant('walled', { label_walls: [['red', 'blue']] });
     const r = await svc.admin('POST', '/v1/tenants/walled/jobs', { agent: 'scribe', plugin: 'notes', subject: 's', input: 'x', labels: ['blue', 'red'] });
@@ -61,7 +61,7 @@ describe('item 7: walls in settings and at a start', () => {
   });
 });
 
-describe('item 8: one spelling per subject', () => {
+describe('one spelling per subject', () => {
   it('refuses a subject with white space at an end or a capital kind prefix, and a people key spelled so', async () => {
     await tenant('spelling');
     for (const subject of ['User:ada', ' user:ada', 'user:ada\t', 'APIKEY:K1']) {
@@ -73,7 +73,7 @@ describe('item 8: one spelling per subject', () => {
   });
 });
 
-describe('item 11: numbers kept exactly or refused', () => {
+describe('numbers kept exactly or refused', () => {
   it('refuses an integer past 2^53 − 1 naming the field, and keeps -0 as 0', async () => {
     await tenant('numbers');
     const c = await caller(svc, 'numbers');
@@ -86,7 +86,7 @@ describe('item 11: numbers kept exactly or refused', () => {
   });
 });
 
-describe('item 12: a path that does not decode', () => {
+describe('a path that does not decode', () => {
   it('answers the JSON refusal shape with field path', async () => {
     const res = await fetch(`${svc.url}/v1/tenants/%FF`, { headers: { authorization: 'Bearer nope' } });
     expect(res.status).toBe(400);

@@ -52,7 +52,7 @@ describe('a person record past its end (SPEC §7 "Ends": from that instant no re
   });
 });
 
-describe('an acknowledged body is stored as sent (issue 11 item 7)', () => {
+describe('an acknowledged body is stored as sent', () => {
   it('does not answer 200 to a number it then stores altered', async () => {
     const c = await caller(svc, 'acme');
     const text = '{"op":"put","scope":"tenant","record_key":"numbers","body":{"big":12345678901234567890123,"negzero":-0},"expect":0}';
@@ -72,7 +72,7 @@ describe('an acknowledged body is stored as sent (issue 11 item 7)', () => {
   });
 });
 
-describe('malformed targets answer in the JSON error shape (README "the edge")', () => {
+describe('malformed targets answer in the JSON error shape', () => {
   it.each(['/v1/tenants/%ZZ', '/v1/tenants/%ED%A0%80', '/v1/tenants/acme/jobs/%C0%80'])('%s is a 400 {"error":"invalid","field":…}', async (path) => {
     const res = await fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
     expect(res.status).toBe(400);
@@ -82,7 +82,7 @@ describe('malformed targets answer in the JSON error shape (README "the edge")',
   });
 });
 
-describe('the fence after tampering (issue 11 item 2: the log decides, not a read model)', () => {
+describe('the fence after tampering: the log decides, not a read model', () => {
   it('a killed job stays fenced when its JobStopped row and the revocation rows are deleted', async () => {
     const c = await caller(svc, 'acme', { agent: 'helper' });
     expect((await c.rec({ op: 'put', scope: 'tenant', record_key: 'helper-1', body: { a: 1 }, expect: 0 })).status).toBe(200);
