@@ -4,7 +4,7 @@ import { type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
- * Red team 6: the erasure's late sweep (`removeCandidates(false)` after `shredSubject`) leaves a
+ * the erasure's late sweep (`removeCandidates(false)` after `shredSubject`) leaves a
  * held record in place "because the erasure was complete when it was judged". A put of the
  * subject's into a held scope that commits while the erasure runs (after its first listing,
  * before the subject's key goes) is sealed under the subject's key: the key goes, the sweep

@@ -3,7 +3,7 @@ import { caller } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
- * Red team 6: retention appends a scope's removals first and shreds each removed record's keys
+ * retention appends a scope's removals first and shreds each removed record's keys
  * after, one by one (`commands/compliance.ts` `retention`: `shredRecord` per key). A put that
  * starts a new record on a removed key in between reuses the key this instance still knows
  * (its row is still there, so the `FOR SHARE` check passes), commits, and then retention's

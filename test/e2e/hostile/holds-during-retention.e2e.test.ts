@@ -3,7 +3,7 @@ import { caller } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
- * Red team 6: retention (like erasure) judges holds once, when the run starts
+ * retention (like erasure) judges holds once, when the run starts
  * (`commands/compliance.ts` `retention`), then removes scope by scope. A legal hold placed
  * (201) while the run is under way does not protect the record it covers: it is removed after
  * the hold was placed. SPEC §7: "while a hold covers a record, nothing removes it — not its end,

@@ -4,7 +4,7 @@ import { caller } from '../../support/records.ts';
 import { ADMIN_KEY, type TestService } from '../../support/service.ts';
 
 /**
- * Red team 6 (aside): `GET /v1/tenants/{t}/export?position=P` with P beyond the log's end answers
+ * `GET /v1/tenants/{t}/export?position=P` with P beyond the log's end answers
  * 200 with a manifest naming P, although the log has not reached P. A write later, the same P
  * gives other bytes — SPEC §8: "two exports at the same position are byte-identical" (no key
  * was shredded in between). A position the log has not reached is refused, or the manifest

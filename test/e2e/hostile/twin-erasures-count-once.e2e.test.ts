@@ -4,7 +4,7 @@ import { type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
- * Red team 6: the same subject erased on A and on B at once. Neither answers 5xx, each
+ * the same subject erased on A and on B at once. Neither answers 5xx, each
  * record is removed once, and the receipts' `erased` counts add up to the removals the log
  * holds (a receipt never claims a removal another erasure made).
  */

@@ -4,7 +4,7 @@ import { type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
- * Red team 6: next-version puts of a data subject's records (each locks its record's key
+ * next-version puts of a data subject's records (each locks its record's key
  * `FOR SHARE` in its append's transaction; the group committer takes several appends in one
  * transaction) on both instances, while A erases the subject (`shredSubject` deletes all the
  * subject's data keys in one statement) and B runs retention. Nothing answers 5xx (a deadlock

@@ -4,7 +4,7 @@ import { type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
- * Red team 6: a data subject's first key is written with the append that first needs it
+ * a data subject's first key is written with the append that first needs it
  * (`SUBJECT_KEYS_INSERT`), and a subject-wrapped data key only while that key stands
  * (`DATA_KEYS_INSERT_CHECKED`). Many first puts of a brand-new subject at once, on both
  * instances (the group committer batches them, each with its own fresh subject key): every

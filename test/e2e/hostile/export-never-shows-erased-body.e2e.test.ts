@@ -4,7 +4,7 @@ import { type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
- * Red team 6: an erasure on A shreds the subject's keys, but B still holds the record's data
+ * an erasure on A shreds the subject's keys, but B still holds the record's data
  * key in its in-memory cache. Reads check the key row (`key_live`); export opens bodies through
  * the sealer alone, so an export on B as of a position before the erasure (or a versions export)
  * shows the erased body — "versions whose keys were shredded absent" holds only on A.
@@ -14,7 +14,7 @@ let b: TestService;
 beforeAll(async () => ({ a, b } = await startPair({ person_memory: [{ agent: 'scribe', purpose: 'routine:r' }] })));
 afterAll(() => stopPair({ a, b }));
 
-const SECRET = 'redteam6-erased-secret-body';
+const SECRET = 'erased-secret-body';
 
 describe('an export on the instance that still caches an erased subject’s key', () => {
   it('does not show the erased body (export as of a position before the erasure)', async () => {

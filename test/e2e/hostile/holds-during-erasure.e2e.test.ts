@@ -4,7 +4,7 @@ import { type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 
 /**
- * Red team 6: an erasure judges holds once, from the tenant state its `ErasureRequested` was
+ * an erasure judges holds once, from the tenant state its `ErasureRequested` was
  * decided on (`commands/compliance.ts` `runErasure`), then removes scope by scope. A legal hold
  * placed on B (answered 201) after the request but before the erasure reaches the held record
  * does not stop it: the held record is removed. README: "While a hold covers a record nothing
