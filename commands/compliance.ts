@@ -14,6 +14,7 @@ import { notFound, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import { retentionCandidates, type RetainedRecord } from '../queries/retention.ts';
 import { retentionDays } from '../queries/tenants.ts';
+import { readableHead } from '../queries/readable-head.ts';
 import { handle, handleCommand, loadState } from './handle.ts';
 import type { RecordCommands } from './records.ts';
 import type { FileRetention } from './file-retention.ts';
@@ -127,7 +128,11 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     // Each round removes what it finds, so the rounds end; a subject still being written to
     // at this pace is left incomplete (and said so) rather than looped on.
     for (let round = 0; deferred === 0 && round < 20; round++) {
-      const shredded = await keystore.shredSubject(tenant, subject, async () => (await retentionCandidates(db, tenant, { kind: 'data_subject', subject })).length > 0);
+      const shredded = await keystore.shredSubject(
+        tenant,
+        subject,
+        async () => (await retentionCandidates(db, tenant, { kind: 'data_subject', subject })).length > 0,
+      );
       if (shredded !== null) {
         complete = true;
         break;
@@ -188,14 +193,17 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       let position = 0;
       for (const records of byScope.values()) {
         const { plugin, scope } = records[0]!;
-        const decided = await deps.records.retain({
-          tenant,
-          plugin,
-          scope,
-          retention_days: days,
-          now,
-          candidates: records,
-        }, holdsOf(tenant));
+        const decided = await deps.records.retain(
+          {
+            tenant,
+            plugin,
+            scope,
+            retention_days: days,
+            now,
+            candidates: records,
+          },
+          holdsOf(tenant),
+        );
         for (const [key, verdict] of decided.verdicts) {
           counts[verdict]++;
           if (verdict === 'person_end' || verdict === 'retention') await keystore.shredRecord(tenant, plugin, scope, key);
@@ -219,14 +227,17 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     /** Retention for one person record past its end, before a put reuses its key. */
     async retire(tenant: string, plugin: string, scope: string, key: string, version: number): Promise<RetentionVerdict> {
       const [info] = await retentionCandidates(db, tenant, { kind: 'record', plugin, scope, key });
-      const decided = await deps.records.retain({
-        tenant,
-        plugin,
-        scope,
-        retention_days: (await retentionDays(db, tenant)) ?? 0,
-        now: clock.now(),
-        candidates: [{ plugin, scope, key, data_subjects: [], tree_jobs: [], ...info, version }],
-      }, holdsOf(tenant));
+      const decided = await deps.records.retain(
+        {
+          tenant,
+          plugin,
+          scope,
+          retention_days: (await retentionDays(db, tenant)) ?? 0,
+          now: clock.now(),
+          candidates: [{ plugin, scope, key, data_subjects: [], tree_jobs: [], ...info, version }],
+        },
+        holdsOf(tenant),
+      );
       const verdict = decided.verdicts.get(key) ?? 'none';
       if (verdict === 'person_end') await keystore.shredRecord(tenant, plugin, scope, key);
       if (decided.position !== null) await deps.settle(decided.position);
@@ -273,6 +284,10 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         { tenant },
       );
       if (E.isLeft(requested)) return requested;
+      // Every put that took a position before the request has committed or given up before the
+      // erasure looks (positions follow transaction ids): what the log shows before the request
+      // is what the erasure finds, so nothing written "before" it can outlive a complete one.
+      if (requested.right.position !== null) await readableHead(store, requested.right.position, 60_000);
       return E.map((erased: { erased: number; deferred: number; receipt: Record<string, unknown> }) => ({ ...erased, position: null as number | null }))(
         await runErasure(tenant, subject),
       );

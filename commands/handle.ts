@@ -146,8 +146,7 @@ const start = async <Ev, S>(
   stream: string,
   aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState'>,
   options: Pick<HandlerOptions<Ev, S>, 'cache' | 'snapshot'>,
-): Promise<Folded<S>> =>
-  options.cache?.get(stream) ?? (await options.snapshot?.(stream)) ?? { state: aggregate.initialState(), revision: 'no_stream' };
+): Promise<Folded<S>> => options.cache?.get(stream) ?? (await options.snapshot?.(stream)) ?? { state: aggregate.initialState(), revision: 'no_stream' };
 
 /** Nothing is decided from a log that does not verify: the fold's `TamperedLog` becomes a refusal. */
 const refuseTampered = async <T>(options: Pick<HandlerOptions<unknown, unknown>, 'tampered'>, work: () => Promise<E.Either<Refusal, T>>) => {

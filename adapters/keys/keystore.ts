@@ -98,6 +98,9 @@ const withDeadlockRetry = async <T>(work: () => Promise<T>): Promise<T> => {
   }
 };
 
+/** Rolls a subject's shred back: something of theirs is still kept (nothing may change). */
+class SomethingLeft extends Error {}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const aadOf = (c: SealContext, field: SealedField) => ['custodian', field, c.tenant, c.plugin, c.scope, c.key, String(c.version)].join('\n');
@@ -349,16 +352,23 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
       return rows.length;
     },
     async shredSubject(tenant, subject, anyLeft) {
-      // The subject's key row is locked first: from then on a put can seal nothing new under
-      // it (a new data key row is written only while its wrapping key stands, `FOR SHARE`), and
-      // every put that did is committed, so `anyLeft` sees all there is. Found nothing: the
-      // subject's key goes, then every data key it wrapped (none can be added meanwhile).
+      // Everything a put could seal under the subject is locked first, in the order puts take it
+      // (the subject's data keys, then the subject key): their rows `FOR UPDATE`, and the subject
+      // key's row even when the subject has none yet — made here, so a put making the subject's
+      // first key waits on it. From then on no put can seal anything new of theirs, and every put
+      // that did has committed, so `anyLeft` sees all there is. It found nothing: the subject key
+      // goes, then every data key it wrapped. It found something: nothing is changed.
+      const aad = `subject\n${tenant}\n${subject}`;
       const rows = await withDeadlockRetry(() =>
         inTransaction(pool, async (tx) => {
-          // In the order puts take them (their data keys, then the subject key): no deadlock.
           await tx.query('SELECT 1 FROM custodian_data_keys WHERE tenant = $1 AND owner = $2 FOR UPDATE', [tenant, `subject:${subject}`]);
+          await tx.query('INSERT INTO custodian_subject_keys (tenant, subject, wrapped) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+            tenant,
+            subject,
+            wrapKey(tenantKek(tenant), randomBytes(32), aad),
+          ]);
           await tx.query('SELECT 1 FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2 FOR UPDATE', [tenant, subject]);
-          if (await anyLeft()) return null;
+          if (await anyLeft()) throw new SomethingLeft();
           await tx.query('DELETE FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [tenant, subject]);
           return (
             await tx.query<{ key_id: string; plugin: string; scope: string; record_key: string; owner: string }>(
@@ -367,7 +377,10 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
             )
           ).rows;
         }),
-      );
+      ).catch((error) => {
+        if (error instanceof SomethingLeft) return null;
+        throw error;
+      });
       if (rows === null) return null;
       for (const r of rows) {
         cache.delete(r.key_id);

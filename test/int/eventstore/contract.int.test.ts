@@ -298,7 +298,7 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     /** One decision: read the watched stream, then append on the condition it has not moved; again until it holds. */
     const conditioned = async () => {
       const s = stream();
-      for (let made = 0; made < DECISIONS; ) {
+      for (let made = 0; made < DECISIONS;) {
         const seen = (await store.readStream(watched)).length - 1;
         if (Math.random() < 0.3) await new Promise((r) => setTimeout(r, Math.random() * 2));
         const r = await store.append(s, [ev('Decided', { seen })], 'any', { unmoved: [{ stream: watched, revision: seen }] });
@@ -318,7 +318,7 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     const placed = await store.readStream(watched);
     const head = placed.at(-1)!.position;
     const decided: RecordedEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await store.readAll(after, { limit: 1000 });
       if (page.length === 0) break;
       decided.push(...page.filter((e) => e.type === 'Decided'));
