@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { dataDirOf } from './data-dir.ts';
 import { CliFailure, oneLine } from './failure.ts';
@@ -15,9 +17,29 @@ export interface ClientOptions {
 
 const START_IT = 'start it (custodian start) or point --url (or CUSTODIAN_URL) at the running service';
 
-/** Why fetch could not reach the service, from the network error under undici's "fetch failed". */
+/**
+ * One HTTP exchange with node:http, not fetch: Node 20's fetch can leave its promise unsettled,
+ * and the process exiting silently, when the service drops the connection before answering.
+ */
+const send = (target: URL, method: string, headers: Record<string, string>, body?: string) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = (target.protocol === 'https:' ? https : http).request(target, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('close', () =>
+        res.complete
+          ? resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
+          : reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })),
+      );
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+
+/** Why the service could not be reached, from the network error's code. */
 const unreachable = (url: string, error: unknown): CliFailure => {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const cause = error as { code?: string; message?: string };
   const code = cause?.code ?? '';
   const why =
     code === 'ECONNREFUSED'
@@ -26,9 +48,9 @@ const unreachable = (url: string, error: unknown): CliFailure => {
         ? 'that host name does not resolve'
         : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE'
           ? 'the connection was closed before an answer came'
-          : code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT'
+          : code === 'ETIMEDOUT'
             ? 'the connection timed out'
-            : oneLine(cause?.message ?? (error as Error).message ?? String(error), 120);
+            : oneLine(cause?.message ?? String(error), 120);
   return new CliFailure(`cannot reach the service at ${url} (${why}): ${START_IT}`);
 };
 
@@ -64,20 +86,14 @@ export const client = (o: ClientOptions) => {
   const keyFile = path.join(dataDirOf(o.dataDir), 'secrets', 'admin-key');
   const key = process.env.CUSTODIAN_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
   return async (method: string, route: string, body?: unknown, contentType = 'application/json'): Promise<string> => {
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(`${url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
-        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      });
-      text = await res.text();
-    } catch (error) {
-      throw unreachable(url, error);
-    }
-    if (res.status >= 400) throw refused(method, route, res.status, text);
-    return text;
+    const headers = { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': contentType }) };
+    const answer = await send(new URL(`${url}${route}`), method, headers, body === undefined || typeof body === 'string' ? body : JSON.stringify(body)).catch(
+      (error: unknown) => {
+        throw unreachable(url, error);
+      },
+    );
+    if (answer.status >= 400) throw refused(method, route, answer.status, answer.text);
+    return answer.text;
   };
 };
 
