@@ -1,0 +1,116 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assembleImage, envOf, type Instruction } from '../../support/dockerfile.ts';
+import { freshDatabase } from '../../support/database.ts';
+import { firstRunEnv, REPO } from '../../support/npm-start.ts';
+
+/**
+ * The container image, without a Docker engine: exactly the files the Dockerfile's COPY lines
+ * take (less what .dockerignore names) in a directory of their own, its `npm ci` run there
+ * (production dependencies only, as in the image), then its CMD started against this run's
+ * PostgreSQL through DATABASE_URL. A file the image misses fails here as it would in the image.
+ */
+const root = mkdtempSync(path.join(tmpdir(), 'custodian-image-'));
+let app = '';
+let instructions: Instruction[] = [];
+let imageEnv: NodeJS.ProcessEnv = {};
+
+// The RUN lines that act outside the app directory: the data volume, made per test here.
+const OUTSIDE_APP = /^mkdir -p \/data && chown node:node \/data$/;
+
+const sh = (command: string, cwd: string, env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile('sh', ['-c', command], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const cmdOf = (stage: Instruction[]): string[] => {
+  const cmd = stage.findLast((i) => i.keyword === 'CMD');
+  if (!cmd) throw new Error('the Dockerfile has no CMD');
+  return JSON.parse(cmd.args) as string[];
+};
+
+beforeAll(async () => {
+  const image = assembleImage(REPO, root);
+  app = path.join(root, image.workdir);
+  instructions = image.instructions;
+  const base = firstRunEnv({});
+  imageEnv = { ...base, ...Object.assign({}, ...instructions.filter((i) => i.keyword === 'ENV').map((i) => envOf(i.args))) };
+  for (const { keyword, args } of instructions) {
+    if (keyword !== 'RUN' || OUTSIDE_APP.test(args)) continue;
+    if (!/^npm ci\b/.test(args)) throw new Error(`RUN ${args}: this test does not know how to run it; teach it`);
+    // As the image builds it, but from the warm npm cache when it can.
+    const install = await sh(args, app, { ...imageEnv, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' });
+    if (install.code !== 0) throw new Error(`RUN ${args} failed:\n${install.stderr}`);
+  }
+}, 900_000);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('the container image', () => {
+  it('holds no development dependency and no test', async () => {
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(path.join(app, 'node_modules', 'vitest'))).toBe(false);
+    expect(existsSync(path.join(app, 'node_modules', 'tsx'))).toBe(true);
+    expect(existsSync(path.join(app, 'test'))).toBe(false);
+  });
+
+  it.each([[['--help']], [['mcp', '--help']], [['audit', 'verify', '--help']], [['--version']]])(
+    'custodian %j loads',
+    async (args) => {
+      const [node, bin] = cmdOf(instructions);
+      const result = await sh([node, bin, ...args].map((a) => `'${a}'`).join(' '), app, imageEnv);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(args[0] === '--version' ? /^\d+\.\d+\.\d+\n$/ : /^Usage: custodian/);
+    },
+    120_000,
+  );
+
+  it('its CMD starts the service, which answers /healthz on PostgreSQL through DATABASE_URL', async () => {
+    const db = await freshDatabase();
+    const dataDir = path.join(root, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    const port = await freePort();
+    // Where the container would bind and write: the loopback and a directory of this test's.
+    const env = { ...imageEnv, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', CUSTODIAN_DATA_DIR: dataDir };
+    const [command, ...args] = cmdOf(instructions);
+    const child = spawn(command!, args, { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    let exited = false;
+    const exit = new Promise((resolve) => child.once('exit', (code) => resolve((exited = true) && code)));
+    try {
+      let health: { status: number; body: string } | null = null;
+      while (health === null) {
+        if (exited) throw new Error(`the image's CMD exited before it listened:\n${output}`);
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          async (r) => ({ status: r.status, body: await r.text() }),
+          () => null,
+        );
+        if (health === null) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(health.status, output).toBe(200);
+      expect(output).not.toMatch(/embedded/i);
+    } finally {
+      child.kill('SIGTERM');
+      await exit;
+      await db.drop();
+    }
+  }, 300_000);
+});
