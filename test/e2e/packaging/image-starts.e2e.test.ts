@@ -41,7 +41,7 @@ const freePort = () =>
   });
 
 const cmdOf = (stage: Instruction[]): string[] => {
-  const cmd = stage.findLast((i) => i.keyword === 'CMD');
+  const cmd = stage.filter((i) => i.keyword === 'CMD').at(-1);
   if (!cmd) throw new Error('the Dockerfile has no CMD');
   return JSON.parse(cmd.args) as string[];
 };
