@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -68,6 +68,40 @@ describe('the container image', () => {
     expect(existsSync(path.join(app, 'node_modules', 'tsx'))).toBe(true);
     expect(existsSync(path.join(app, 'test'))).toBe(false);
   });
+
+  it('every relative import of the TypeScript it holds names a file it holds', () => {
+    const sources = (readdirSync(app, { recursive: true, encoding: 'utf8' }) as string[]).filter(
+      (f) => f.endsWith('.ts') && !f.startsWith(`node_modules${path.sep}`),
+    );
+    expect(sources).toContain(path.join('adapters', 'cli', 'main.ts'));
+    const missing = sources.flatMap((file) =>
+      [...readFileSync(path.join(app, file), 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)]
+        .map((m) => path.join(path.dirname(file), m[1]!))
+        .filter((target) => !existsSync(path.join(app, target)))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('custodian mcp loads and answers an MCP initialize', async () => {
+    const [node, bin] = cmdOf(instructions);
+    const child = spawn(node!, [bin!, 'mcp', '--agent-key', 'an-agent-key', '--url', 'http://127.0.0.1:9'], { cwd: app, env: imageEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exit = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'image-test', version: '1' } },
+    };
+    child.stdin.end(`${JSON.stringify(initialize)}\n`);
+    expect(await exit, stderr).toBe(0);
+    const { version } = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as { version: string };
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'custodian-records', version } } });
+  }, 120_000);
 
   it.each([[['--help']], [['mcp', '--help']], [['audit', 'verify', '--help']], [['--version']]])(
     'custodian %j loads',
