@@ -128,7 +128,12 @@ describe('the container image', () => {
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     let exited = false;
-    const exit = new Promise((resolve) => child.once('exit', (code) => resolve((exited = true) && code)));
+    const exit = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        exited = true;
+        resolve();
+      }),
+    );
     try {
       let health: { status: number; body: string } | null = null;
       while (health === null) {
