@@ -29,3 +29,17 @@ export const exitWithOneLine = (error: unknown): never => {
   if (process.env.CUSTODIAN_DEBUG === '1' && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   process.exit(failure?.code ?? 1);
 };
+
+/** Codes of a database that cannot be reached or will not let this user in (network, then PostgreSQL's). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
+
+/**
+ * A failure to reach the PostgreSQL that DATABASE_URL names, as the one line to print; other
+ * errors pass through unchanged.
+ */
+export const databaseFailure = (error: unknown): unknown => {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!process.env.DATABASE_URL || typeof code !== 'string' || !UNREACHABLE.has(code)) return error;
+  const why = oneLine(error instanceof Error ? error.message : String(error), 160);
+  return new CliFailure(`cannot use the PostgreSQL DATABASE_URL names (${why}): check DATABASE_URL, or unset it to use the embedded server`);
+};

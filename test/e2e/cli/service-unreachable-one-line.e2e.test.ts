@@ -150,6 +150,12 @@ describe('a CLI command whose service is unreachable or refusing says so in one 
     expectOneLine(result, /--selector is not JSON/);
   });
 
+  it('given a DATABASE_URL nothing listens on, start says so in one line and exits 1', async () => {
+    const port = await closedPort();
+    const result = await run(['start', '--port', String(await closedPort())], { DATABASE_URL: `postgres://custodian:custodian@127.0.0.1:${port}/custodian` });
+    expectOneLine(result, /cannot use the PostgreSQL DATABASE_URL names .*ECONNREFUSED.*check DATABASE_URL/);
+  }, 120_000);
+
   it('--version prints the package version', async () => {
     const { version } = (await import('../../../package.json', { with: { type: 'json' } })).default as { version: string };
     const result = await run(['--version'], {});
