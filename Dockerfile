@@ -3,8 +3,9 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts
-# The package's "files" but dist/ (the compiled SDK, for other projects): a unit test holds the
-# two lists equal, and an end-to-end test assembles these lines and starts the result.
+# The package's "files" but dist/ (the compiled SDK, for other projects) and CHANGELOG.md: a
+# unit test holds the two lists equal, and an end-to-end test assembles these lines and starts
+# the result.
 COPY tsconfig.json ./
 COPY bin ./bin
 COPY adapters ./adapters

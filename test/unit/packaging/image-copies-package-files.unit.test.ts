@@ -6,7 +6,7 @@ const root = new URL('../../../', import.meta.url);
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8');
 
 // The image runs the TypeScript the package ships: what one holds, the other must hold, but
-// dist/ (the compiled SDK, which only other projects import).
+// dist/ (the compiled SDK, which only other projects import) and the documents.
 describe('the image copies the package files', () => {
   const files: string[] = JSON.parse(read('package.json')).files;
   const copied = finalStage(read('Dockerfile'))
@@ -21,8 +21,8 @@ describe('the image copies the package files', () => {
     expect(install).toBeGreaterThan(firstCopy);
   });
 
-  it('copies every entry of package.json "files" but dist, and nothing else', () => {
-    const runtime = files.filter((f) => f !== 'dist');
+  it('copies every entry of package.json "files" but dist and the documents, and nothing else', () => {
+    const runtime = files.filter((f) => f !== 'dist' && !f.endsWith('.md'));
     expect(files).toContain('dist');
     expect(copied.filter((s) => s !== 'package.json' && s !== 'package-lock.json').sort()).toEqual([...runtime].sort());
   });
