@@ -1,4 +1,4 @@
-// `custodian/fit`: the fitting convention of SPEC §13 for tool authors. A tool that takes the
+// `custodian/fit`: the fitting convention for tool authors. A tool that takes the
 // optional `view`, `budget` and `query` arguments answers with the biggest part of its result that
 // fits and a fit note saying what it left out (see docs/guides/agent-authors.md, "Fitting answers to a budget").
 export {

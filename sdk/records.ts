@@ -1,4 +1,4 @@
-// `custodian/sdk`: agent records (SPEC §12) for agent runtimes and tool authors. The same calls
+// `custodian/sdk`: agent records for agent runtimes and tool authors. The same calls
 // reach a Custodian service (`{ url, key }`) or a store in this process (`{ store: 'memory' }`),
 // which runs the service's own decider over the memory event store, for unit tests of tools.
 import * as E from 'fp-ts/lib/Either.js';
@@ -124,7 +124,7 @@ const memoryTransport = () => {
     get: (c: string, id: string) => ok(service.get(t, a, c, id)).then((e) => e?.value ?? null),
     query: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }) =>
       ok(service.query(t, a, c, where as never, page)),
-    /** A query answered fitted (SPEC §13): `{entries, fit, more, next}`. */
+    /** A query answered fitted: `{entries, fit, more, next}`. */
     queryFitted: (c: string, where: Record<string, unknown>, page: { limit?: number; after?: { createdAt: number; id: string } }, ask: FitAsk) =>
       ok(service.queryFitted(t, a, c, where as never, page, ask)) as Promise<FittedQuery>,
     delete: (c: string, id: string) => ok(service.delete(t, a, c, id)).then((r) => r.deleted),

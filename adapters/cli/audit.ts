@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
-import { client, print, type ClientOptions } from './client.ts';
+import { client, parseAnswer, print, type ClientOptions } from './client.ts';
 import { readVerifyInputs } from './verify-inputs.ts';
+import { CliFailure, oneLine } from './failure.ts';
 
 type Opts = ClientOptions & Record<string, string | boolean | undefined>;
 
@@ -28,6 +29,15 @@ const table = (lines: string[]) => {
   return `${out.join('\n')}\n`;
 };
 
+/** The earlier checkpoint a download starts from, or one line saying why it cannot be read (exit 2, bad input). */
+const readCheckpoint = (file: string): Checkpoint => {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Checkpoint;
+  } catch (error) {
+    throw new CliFailure(`--previous ${file}: ${oneLine((error as Error).message)}; give the checkpoint.json an earlier download wrote`, 2);
+  }
+};
+
 export const auditCommands = (program: Command, remote: (c: Command) => Command) => {
   const audit = program.command('audit').description('the verifiable audit log');
 
@@ -46,7 +56,6 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     }
     if (typeof o.revocationEpoch === 'string') q.set('epoch', o.revocationEpoch);
     const text = await client(o)('GET', `/v1/tenants/${o.tenant}/audit?${q}`);
-    if (text === null) return;
     const lines = text.split('\n').filter(Boolean);
     if (typeof o.revocationEpoch === 'string' && !o.jsonl) {
       const rows = lines.map((l) => JSON.parse(l) as { kind: string; stopped?: string[]; receipt?: { signature?: string }; job?: string });
@@ -72,25 +81,20 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     .option('--previous <checkpoint.json>', 'an earlier checkpoint: adds the consistency proof from it')
     .action(async (o: Opts) => {
       const get = client(o);
-      const cpText = await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`);
-      if (cpText === null) return;
-      const checkpoint = JSON.parse(cpText) as Checkpoint;
+      const checkpoint = parseAnswer<Checkpoint>(await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`), 'the checkpoint');
       const log = await get('GET', `/v1/tenants/${o.tenant}/audit`);
-      if (log === null) return;
       const entries = log.split('\n').filter(Boolean).slice(0, checkpoint.size);
       const proofs: string[][] = [];
       for (let i = 0; i < checkpoint.size; i++) {
         const p = await get('GET', `/v1/tenants/${o.tenant}/audit/proof?leaf=${i}&size=${checkpoint.size}`);
-        if (p === null) return;
-        proofs.push((JSON.parse(p) as { proof: string[] }).proof);
+        proofs.push(parseAnswer<{ proof: string[] }>(p, 'an inclusion proof').proof);
       }
       const bundle: AuditBundle = { checkpoint, entries, proofs };
       if (typeof o.previous === 'string') {
-        const prev = JSON.parse(readFileSync(o.previous, 'utf8')) as Checkpoint;
+        const prev = readCheckpoint(o.previous);
         const c =
           prev.size === checkpoint.size ? '{"proof":[]}' : await get('GET', `/v1/tenants/${o.tenant}/audit/proof?from=${prev.size}&to=${checkpoint.size}`);
-        if (c === null) return;
-        Object.assign(bundle, { previous: { checkpoint: prev, proof: (JSON.parse(c) as { proof: string[] }).proof } });
+        Object.assign(bundle, { previous: { checkpoint: prev, proof: parseAnswer<{ proof: string[] }>(c, 'the consistency proof').proof } });
       }
       print(JSON.stringify(bundle));
     });

@@ -19,7 +19,7 @@ export interface Database {
   readonly embedded: boolean;
 }
 
-export const dataDirOf = (option?: string) => path.resolve(option ?? process.env.CUSTODIAN_DATA_DIR ?? './data');
+export { dataDirOf } from './data-dir.ts';
 
 /** The embedded server a running `custodian start` already serves from this data directory, if any. */
 const runningEmbedded = async (dataDir: string): Promise<string | null> => {

@@ -1,30 +1,9 @@
 import type { Command } from 'commander';
-import { cliLogger } from '../logging.ts';
-import { busProjections } from '../../projections/all.ts';
-import { kafkaClient, kafkaSettingsFromEnv, type KafkaSettings } from '../bus/kafka/client.ts';
-import { startKafkaRelay } from '../bus/kafka/relay.ts';
-import { startProjectionConsumer } from '../bus/kafka/projection-consumer.ts';
-import { createPool } from '../postgres/pool.ts';
-import { postgresReadModelStore } from '../postgres/read-model-store.ts';
-import { dataDirOf, openDatabase, openEventStore } from './database.ts';
-import { stopOnSignal } from './signals.ts';
 
-/** The settings, or null after saying in one line what is wrong (exit code 2). */
-const settings = (topic?: string): KafkaSettings | null => {
-  let problem = 'KAFKA_BROKERS is not set (e.g. KAFKA_BROKERS=127.0.0.1:9092)';
-  let s: KafkaSettings | null = null;
-  try {
-    s = kafkaSettingsFromEnv();
-  } catch (error) {
-    problem = (error as Error).message;
-  }
-  if (s) return topic ? { ...s, topic } : s;
-  process.stderr.write(`custodian: ${problem}\n`);
-  process.exitCode = 2;
-  return null;
-};
-
-/** `custodian kafka relay|consume`: the scale-out processes (SPEC §10). */
+/**
+ * `custodian kafka relay|consume`: the scale-out processes. The actions load the Kafka client
+ * and the stores only when a Kafka command runs.
+ */
 export const kafkaCommands = (program: Command) => {
   const kafka = program.command('kafka').description('Kafka fan-out: KAFKA_BROKERS, KAFKA_TOPIC (custodian.events), KAFKA_PARTITIONS (6)');
 
@@ -33,22 +12,7 @@ export const kafkaCommands = (program: Command) => {
     .description('publish committed events from the log (DATABASE_URL, or ESDB_URL) to the topic, at least once; key = stream')
     .option('--topic <topic>', 'topic (KAFKA_TOPIC)')
     .option('--data-dir <dir>', 'data directory when DATABASE_URL is not set')
-    .action(async (o: { topic?: string; dataDir?: string }) => {
-      const logger = cliLogger();
-      const s = settings(o.topic);
-      if (!s) return;
-      const database = await openDatabase(dataDirOf(o.dataDir));
-      const pool = createPool(database.url, 4);
-      const store = await openEventStore(pool);
-      const relay = await startKafkaRelay(store, pool, s, logger);
-      logger.info({ topic: s.topic, event_store: store.name }, 'relay running');
-      stopOnSignal(logger, async () => {
-        await relay.stop();
-        await store.close();
-        await pool.end();
-        await database.release();
-      });
-    });
+    .action(async (o: { topic?: string; dataDir?: string }) => (await import('./kafka-run.ts')).relay(o));
 
   kafka
     .command('consume')
@@ -57,36 +21,5 @@ export const kafkaCommands = (program: Command) => {
     .option('--topic <topic>', 'topic (KAFKA_TOPIC)')
     .option('--projections <names>', 'comma-separated; default every stream-ordered model that needs no keys')
     .option('--data-dir <dir>', 'data directory when DATABASE_URL is not set')
-    .action(async (o: { group: string; topic?: string; projections?: string; dataDir?: string }) => {
-      const logger = cliLogger();
-      const s = settings(o.topic);
-      if (!s) return;
-      const available = busProjections();
-      const wanted = o.projections ? o.projections.split(',').map((n) => n.trim()) : available.map((p) => p.name);
-      const unknown = wanted.filter((n) => !available.some((p) => p.name === n));
-      if (unknown.length > 0) {
-        process.stderr.write(`custodian: a consumer group cannot build ${unknown.join(', ')}; it can build ${available.map((p) => p.name).join(', ')}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const database = await openDatabase(dataDirOf(o.dataDir));
-      const pool = createPool(database.url, 4);
-      const worker = await startProjectionConsumer(
-        kafkaClient(s, logger),
-        postgresReadModelStore(pool),
-        available.filter((p) => wanted.includes(p.name)),
-        {
-          groupId: o.group,
-          topic: s.topic,
-          onChunk: (partition, offset, applied) => logger.debug({ partition, offset, applied }, 'applied'),
-          onError: (error) => logger.error({ err: error }, 'chunk failed; kafkajs will retry it'),
-        },
-      );
-      logger.info({ group: o.group, topic: s.topic, projections: wanted }, 'consumer running');
-      stopOnSignal(logger, async () => {
-        await worker.stop();
-        await pool.end();
-        await database.release();
-      });
-    });
+    .action(async (o: { group: string; topic?: string; projections?: string; dataDir?: string }) => (await import('./kafka-run.ts')).consume(o));
 };

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { recordsMcpServer } from '../mcp/records-server.ts';
 import { recordsClient } from '../../sdk/records.ts';
+import { packageVersion } from './version.ts';
 
 export interface McpOptions {
   readonly url?: string;
@@ -20,8 +20,7 @@ export const serveMcp = async (o: McpOptions) => {
     return;
   }
   const url = (o.url ?? process.env.CUSTODIAN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 41873}`).replace(/\/$/, '');
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  const server = recordsMcpServer(recordsClient(url, key), version);
+  const server = recordsMcpServer(recordsClient(url, key), packageVersion());
   await server.connect(new StdioServerTransport());
   process.stderr.write(`custodian: serving agent records from ${url} over MCP on stdio\n`);
 };

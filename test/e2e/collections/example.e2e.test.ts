@@ -19,7 +19,7 @@ const runExample = () =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'examples/ask-the-seller.ts'],
+      ['--conditions=custodian-source', '--import', 'tsx', 'examples/ask-the-seller.ts'],
       { cwd: root, env: { ...process.env, CUSTODIAN_URL: service.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     ),

@@ -150,6 +150,6 @@ describe('agent records over HTTP', () => {
     expect((await run(['--tenant', 'acme'])).code).toBe(1);
     const down = await run(['--tenant', 'acme', '--agent', 'seller-bot', '--url', 'http://127.0.0.1:1']);
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/could not be reached/);
+    expect(down.stderr).toMatch(/^custodian: cannot reach the service at http:\/\/127.0.0.1:1 .*--url/);
   }, 60_000);
 });
