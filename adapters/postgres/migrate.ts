@@ -7,7 +7,6 @@ export interface Migration {
   readonly sql: string;
 }
 
-
 /** Applies each migration once, in order, under a lock so that concurrent starts agree. */
 export const migrate = async (pool: pg.Pool, migrations: readonly Migration[]): Promise<void> => {
   await inTransaction(pool, async (tx) => {
