@@ -344,6 +344,7 @@ _ADDS = itemgetter(0)
 _UNCOMMON = itemgetter(1)
 _LETTER_COUNT = itemgetter(2)
 _UMLAUT_COUNT = itemgetter(3)
+_UMLAUTS = re.compile("[ÄÖÜßäöü]")
 
 
 def weigh(text: str) -> int:
@@ -359,9 +360,9 @@ def weigh(text: str) -> int:
         costs[-1] = ((_white_at_end(last),), (), 0, 0)
     total = reduce(_add, chain.from_iterable(map(_ADDS, costs)), 0.0)
     uncommon = reduce(_add, chain.from_iterable(map(_UNCOMMON, costs)), 0.0)
-    letters = sum(map(_LETTER_COUNT, costs))
-    umlauts = sum(map(_UMLAUT_COUNT, costs))
-    total += uncommon * _GERMAN_WORDS if umlauts * _GERMAN_DENSITY > letters else uncommon
+    # Letters are counted only where an umlaut could tell German text.
+    german = _UMLAUTS.search(text) is not None and sum(map(_UMLAUT_COUNT, costs)) * _GERMAN_DENSITY > sum(map(_LETTER_COUNT, costs))
+    total += uncommon * _GERMAN_WORDS if german else uncommon
     return max(1, _js_round(total))
 
 
