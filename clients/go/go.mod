@@ -1,0 +1,3 @@
+module custodian
+
+go 1.21

@@ -1,0 +1,24 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// The Python and Go the client tests run with. .ci/run makes a virtual environment with the test
+// dependencies (pytest, mcp) at node_modules/.cache/clients-venv; CUSTODIAN_PYTHON names another.
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CLIENTS_PYTHON = `${ROOT}clients/python`;
+export const CLIENTS_GO = `${ROOT}clients/go`;
+const VENV = `${ROOT}node_modules/.cache/clients-venv/bin/python`;
+
+export const python = (): string => process.env.CUSTODIAN_PYTHON ?? (existsSync(VENV) ? VENV : 'python3');
+
+/** Why the client tests cannot run here (a missing tool), or null when they can. Under CI nothing may be missing. */
+export const missing = (what: 'python' | 'mcp' | 'go'): string | null => {
+  const probe =
+    what === 'go'
+      ? spawnSync('go', ['version'], { encoding: 'utf8' })
+      : spawnSync(python(), ['-c', what === 'mcp' ? 'import mcp, pytest' : 'import sys; assert sys.version_info >= (3, 10)'], { encoding: 'utf8' });
+  const why = probe.status === 0 ? null : `${what} is not available (${(probe.stderr || String(probe.error ?? '')).trim().split('\n').pop()})`;
+  if (why && process.env.CI === 'true') throw new Error(`${why}: .ci/run installs it`);
+  return why;
+};
