@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { agentRecordLists, tenantAgents } from '../../../commands/console-collections.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
-import { refusal } from '../../../domain/shared/refusal.ts';
-import { auditFacets } from '../../../queries/console-audit.ts';
+import { invalid, refusal } from '../../../domain/shared/refusal.ts';
+import { auditSize } from '../../../queries/audit.ts';
+import { auditFacets, inclusionProofs } from '../../../queries/console-audit.ts';
 import { listStreams, streamEvents } from '../../../queries/event-streams.ts';
 import { tenantExists } from '../../../queries/tenants.ts';
 import { adminKeyMatches } from '../auth.ts';
@@ -19,6 +20,14 @@ const ADMIN_PAGES = ['tenants', 'records', ...AUDITOR_PAGES, 'projections', 'eve
 const AgentRecordsQuery = z.strictObject({
   agent: z.string().min(1).max(200).optional(),
   limit: plainDecimal('limit, records per collection', 1, 500).optional(),
+});
+
+const ProofsQuery = z.strictObject({
+  leaves: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})(,(0|[1-9][0-9]{0,15})){0,99}$/, 'leaves: up to 100 entry indices, decimal, separated by commas')
+    .transform((s) => s.split(',').map(Number)),
+  size: plainDecimal('size, a tree size', 1, Number.MAX_SAFE_INTEGER),
 });
 
 export interface ConsoleReadDeps {
@@ -54,6 +63,29 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       return auditFacets(deps.db, req.params.t);
+    },
+  );
+
+  r.get(
+    '/v1/tenants/:t/console/audit-proofs',
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        querystring: ProofsQuery,
+        security,
+        tags,
+        summary: 'inclusion proofs of up to 100 entries in one tree: the page of the timeline shown',
+      },
+    },
+    async (req, reply) => {
+      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      const size = await auditSize(deps.db, req.params.t);
+      const { leaves, size: tree } = req.query;
+      if (tree > size) return reply.code(400).send(invalid('size', `the log holds ${size} entries: ask a tree size of at most ${size}`));
+      const beyond = leaves.find((l) => l >= tree);
+      if (beyond !== undefined) return reply.code(400).send(invalid('leaves', `entry ${beyond} is not in a tree of ${tree}: ask indices below the tree size`));
+      return { proofs: await inclusionProofs(deps.db, req.params.t, [...new Set(leaves)], tree) };
     },
   );
 

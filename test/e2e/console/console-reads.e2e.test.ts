@@ -77,6 +77,29 @@ describe('audit paging', () => {
   });
 });
 
+describe('proofs for a page', () => {
+  it('are the very proofs the audit stream serves one by one, for the entries asked only', async () => {
+    const size = (await call(auditorKey, '/v1/tenants/acme/audit/checkpoint')).body.size;
+    const r = await call(auditorKey, `/v1/tenants/acme/console/audit-proofs?leaves=0,2,${size - 1}&size=${size}`);
+    expect(r.status).toBe(200);
+    const one = async (leaf: number) => (await call(auditorKey, `/v1/tenants/acme/audit/proof?leaf=${leaf}&size=${size}`)).body;
+    expect(r.body.proofs).toEqual([await one(0), await one(2), await one(size - 1)]);
+    const smaller = (await call(auditorKey, '/v1/tenants/acme/console/audit-proofs?leaves=1&size=3')).body.proofs[0];
+    expect(smaller).toEqual((await call(auditorKey, '/v1/tenants/acme/audit/proof?leaf=1&size=3')).body);
+    const many = Array.from({ length: 101 }, (_, i) => i % size).join(',');
+    for (const bad of [
+      `leaves=${size}&size=${size}`,
+      `leaves=0&size=${size + 1}`,
+      `leaves=${many}&size=${size}`,
+      'leaves=&size=1',
+      'leaves=1e0&size=2',
+      'leaves=0',
+    ])
+      expect((await call(auditorKey, `/v1/tenants/acme/console/audit-proofs?${bad}`)).status).toBe(400);
+    expect((await call(otherAuditor, `/v1/tenants/acme/console/audit-proofs?leaves=0&size=${size}`)).status).toBe(401);
+  });
+});
+
 describe('the sign-in check', () => {
   it('says which key it is and the pages it opens; a wrong key is refused, another tenant’s auditor key too', async () => {
     expect((await call(ADMIN_KEY, '/v1/tenants/acme/console/session')).body).toMatchObject({
