@@ -218,33 +218,37 @@ const consistencyNote = ({ result, seen }) => {
   return card;
 };
 
-const pager = (filters, { first, last, from, size, filtered, hasNext }) => {
-  const nav = el('nav', { class: 'pager', 'aria-label': 'Timeline pages' });
+const pager = (filters, { first, last, from, size, filtered, hasNext }, where = '') => {
+  const nav = el('nav', { class: 'pager', 'aria-label': where ? 'Timeline pages, at the end' : 'Timeline pages' });
   const link = (label, hash, rel) => el('a', { href: hash, rel, class: 'button-link' }, label);
   if (!filtered) {
     const pages = Math.max(1, Math.ceil(size / PAGE));
     const at = Math.floor(from / PAGE) + 1;
-    const go = el('input', { type: 'number', min: 1, max: pages, value: at, id: 'page-number', 'aria-label': 'page number', size: 6 });
-    const jump = el('form', { class: 'jump' }, el('label', { for: 'page-number' }, 'Go to page '), go, el('button', { type: 'submit' }, 'Go'));
+    const go = el('input', { type: 'number', min: 1, max: pages, value: at, id: `page-number${where}`, 'aria-label': 'page number', size: 6 });
+    const jump = el('form', { class: 'jump' }, el('label', { for: `page-number${where}` }, 'Go to page '), go, el('button', { type: 'submit' }, 'Go'));
     jump.addEventListener('submit', (e) => {
       e.preventDefault();
       const n = Math.min(pages, Math.max(1, Math.trunc(Number(go.value)) || 1));
       window.location.hash = hashWith(filters, { from: (n - 1) * PAGE });
     });
     nav.append(
-      el('span', { id: 'page-of', 'data-page': at, 'data-pages': pages }, `Page ${at} of ${pages}`),
-      at > 1 ? link('First', hashWith(filters, { from: 0 }), 'first') : null,
-      at > 1 ? link('Previous', hashWith(filters, { from: (at - 2) * PAGE }), 'prev') : null,
-      at < pages ? link('Next', hashWith(filters, { from: at * PAGE }), 'next') : null,
-      at < pages ? link('Last', hashWith(filters, { from: (pages - 1) * PAGE }), 'last') : null,
-      jump,
+      ...[
+        el('span', { id: `page-of${where}`, 'data-page': at, 'data-pages': pages }, `Page ${at} of ${pages}`),
+        at > 1 ? link('First', hashWith(filters, { from: 0 }), 'first') : null,
+        at > 1 ? link('Previous', hashWith(filters, { from: (at - 2) * PAGE }), 'prev') : null,
+        at < pages ? link('Next', hashWith(filters, { from: at * PAGE }), 'next') : null,
+        at < pages ? link('Last', hashWith(filters, { from: (pages - 1) * PAGE }), 'last') : null,
+        jump,
+      ].filter(Boolean),
     );
     return nav;
   }
   nav.append(
-    el('span', { id: 'page-of' }, first === null ? 'No entries here' : `Entries #${first} to #${last}`),
-    first !== null && first > 0 ? link('Earlier', hashWith(filters, { before: first }), 'prev') : null,
-    hasNext ? link('Later', hashWith(filters, { from: last + 1 }), 'next') : null,
+    ...[
+      el('span', { id: `page-of${where}` }, first === null ? 'No entries here' : `Entries #${first} to #${last}`),
+      first !== null && first > 0 ? link('Earlier', hashWith(filters, { before: first }), 'prev') : null,
+      hasNext ? link('Later', hashWith(filters, { from: last + 1 }), 'next') : null,
+    ].filter(Boolean),
   );
   return nav;
 };
@@ -316,7 +320,7 @@ export const timelinePage = async (s, q, page, failure) => {
         { class: 'timeline', 'aria-label': 'Audit entries' },
         items.map((i) => i.row),
       ),
-      pager(filters, { first, last, from, size: log.checkpoint.size, filtered, hasNext }),
+      pager(filters, { first, last, from, size: log.checkpoint.size, filtered, hasNext }, '-end'),
     );
     const verified = await checkLines(s.tenant, log, items, (item, result) => showResult(item, log, result));
     const all = verified === items.length && log.signed && gap === null && consistency.result?.ok !== false;
