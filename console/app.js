@@ -35,6 +35,23 @@ const failure = (error) =>
   );
 
 let refresh = null;
+// A key kept from before (a reload, a new visit in this tab) is checked again once: a key
+// revoked since is forgotten, and the sign-in says why, before any page shows.
+let rechecked = false;
+const recheck = async (s) => {
+  rechecked = true;
+  try {
+    const answer = await get(`/v1/tenants/${enc(s.tenant)}/console/session`, 'json', s.key);
+    saveSession({ ...s, role: answer.role, pages: answer.pages });
+    return true;
+  } catch (error) {
+    if (!(error instanceof HttpError) || (error.status !== 401 && error.status !== 404)) return true;
+    forgetSession();
+    $('login-error').textContent = `The key kept in this tab is no longer accepted (${refusedText(error, s.tenant)}) Sign in again.`;
+    $('login-error').hidden = false;
+    return false;
+  }
+};
 const refreshEvery = (load) => {
   refresh = setInterval(load, 5_000);
 };
@@ -68,6 +85,8 @@ const buildNav = (s) => {
 const route = async () => {
   if (refresh !== null) clearInterval(refresh);
   refresh = null;
+  const kept = session();
+  if (kept && !rechecked && !(await recheck(kept))) return route();
   const s = session();
   $('login').hidden = s !== null;
   $('page').hidden = s === null;
@@ -115,6 +134,7 @@ $('login').addEventListener('submit', async (e) => {
     // The key is checked before anything is shown or kept: only a key the service accepts is stored.
     const answer = await get(`/v1/tenants/${enc(tenant)}/console/session`, 'json', key);
     saveSession({ tenant, key, role: answer.role, pages: answer.pages });
+    rechecked = true;
     $('login-key').value = '';
     await route();
     $('page-title')?.focus();

@@ -312,6 +312,17 @@ describe.runIf(executablePath !== null)('the console for people', () => {
     await expectAccessible('event browser');
   });
 
+  it('forgets a kept key that was revoked since, and says so before any page shows', async () => {
+    const issued = (await svc.admin('POST', '/v1/tenants/acme/auditor-keys', {})).body;
+    await signIn(issued.key);
+    expect((await svc.admin('POST', '/v1/tenants/acme/revocations', { revocations: [{ kind: 'api_key_revoked', key: issued.id }] })).status).toBe(200);
+    await page.reload();
+    await page.waitForSelector('#login-error:not([hidden])');
+    expect(await page.textContent('#login-error')).toContain('no longer accepted');
+    expect(await page.isHidden('#nav')).toBe(true);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+  });
+
   it('raised no script error', () => {
     expect(pageErrors).toEqual([]);
   });
