@@ -38,3 +38,37 @@ export const agentCollections = async (store: EventStore, tenant: string) => {
     }),
   );
 };
+
+/** One agent record as the console lists it: its id and times, never its value. */
+export interface RecordListing {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * An agent's records by collection, newest first (seed 003's Records tab), folded from the
+ * log: ids and times only. A value is the agent's to read (an audited read under its own
+ * key); the console's keys see that a record is there and when it changed, nothing more.
+ */
+export const agentRecordLists = async (store: EventStore, tenant: string, agent: string, perCollection: number) =>
+  (await inspect<CollectionEvent, AgentState>(store, agentStream(tenant, agent), agentDecider, (s) => {
+    const by = new Map<string, RecordListing[]>([...s.collections.keys()].map((n) => [n, []]));
+    for (const r of s.records.values()) {
+      const list = by.get(r.collection) ?? [];
+      list.push({ id: r.id, createdAt: r.created_ms, updatedAt: r.updated_ms });
+      by.set(r.collection, list);
+    }
+    return [...by].map(([name, records]) => {
+      records.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      return { name, total: records.length, records: records.slice(0, perCollection) };
+    });
+  })) as { name: string; total: number; records: RecordListing[] }[];
+
+/** The agents the tenant issued keys for, sorted. */
+export const tenantAgents = async (store: EventStore, tenant: string) =>
+  [
+    ...new Set(
+      (await inspect<AgentKeyEvent, AgentKeysState>(store, agentKeysStream(tenant), agentKeysDecider, (s) => [...s.values()].map((k) => k.agent))) as string[],
+    ),
+  ].sort();

@@ -1,5 +1,7 @@
 /* global atob, btoa, TextEncoder */
-// Proof and signature checks for the console, in the browser's WebCrypto (SPEC §9, §14).
+// Every proof and signature check the console makes, in the browser's WebCrypto (SPEC §9, §14).
+// The pages call only what this module exports: the signing formats (checkpoint text,
+// receipt bytes, origins) live here and nowhere else in console/.
 // The same file runs under Node's WebCrypto in test/unit/console/verify.unit.test.ts, on the
 // RFC 6962 vectors, so what the browser runs is what the vectors prove. No imports: it must
 // load as a plain ES module in both places.
@@ -17,6 +19,9 @@ export const fromBase64 = (text) => {
   // letter there would decode to the same signature and a changed byte would pass unseen.
   return btoa(raw) === text ? bytes : null;
 };
+
+/** Bytes to base64 (standard alphabet). */
+export const toBase64 = (bytes) => btoa(String.fromCharCode(...bytes));
 
 const concat = (...parts) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -176,6 +181,38 @@ export const lineIncluded = async (line, proof, checkpoint) => {
   const path = (proof.proof ?? []).map(fromBase64);
   if (!root || path.some((p) => p === null)) return { ok: false, reason: 'the proof is not base64' };
   const leaf = await leafHash(line);
-  if (!(await verifyInclusion(seq, checkpoint.size, leaf, path, root))) return { ok: false, reason: 'the entry is not the one the signed tree holds' };
-  return { ok: true, reason: 'included in the signed tree' };
+  const shown = { leaf: toBase64(leaf), served_leaf: proof.leaf_hash ?? null, path: proof.proof ?? [] };
+  if (!(await verifyInclusion(seq, checkpoint.size, leaf, path, root)))
+    return { ok: false, reason: 'the entry is not the one the signed tree holds', ...shown };
+  return { ok: true, reason: 'included in the signed tree', ...shown };
+};
+
+/** The log a tenant's checkpoints must name: a checkpoint of any other log proves nothing for it. */
+export const originOf = (tenant) => `custodian/${tenant}`;
+
+/** A checkpoint of this tenant's log (its origin) whose signature the audit key verifies. */
+export const checkpointOfLog = async (key, checkpoint, tenant) => {
+  const ofThisLog = !!checkpoint && checkpoint.origin === originOf(tenant);
+  return { ofThisLog, signed: ofThisLog && (await checkpointSigned(key, checkpoint)) };
+};
+
+/**
+ * That `checkpoint` extends `seen` (a checkpoint verified before, kept by the page): both of
+ * this tenant's log, `seen` signed, and the consistency proof (`proof`, the service's answer
+ * to ?from=seen.size&to=checkpoint.size) holds. Null when there is nothing to compare with.
+ */
+export const extendsSeen = async (key, seen, checkpoint, tenant, fetchProof) => {
+  if (!seen || seen.origin !== originOf(tenant) || !(await checkpointSigned(key, seen)) || seen.size === 0) return null;
+  if (checkpoint.origin !== seen.origin) return { ok: false, reason: `the checkpoint is of another log (${checkpoint.origin})` };
+  if (seen.size > checkpoint.size) return { ok: false, reason: `the log shrank from ${seen.size} to ${checkpoint.size} entries` };
+  let proof;
+  try {
+    proof = await fetchProof(seen.size, checkpoint.size);
+  } catch (error) {
+    return { ok: false, reason: `no consistency proof: ${error.message}` };
+  }
+  const path = (proof?.proof ?? []).map(fromBase64);
+  if (path.some((x) => x === null)) return { ok: false, reason: 'the proof is not base64' };
+  const ok = await verifyConsistency(seen.size, checkpoint.size, path, fromBase64(seen.root), fromBase64(checkpoint.root));
+  return { ok, reason: ok ? '' : 'this tree does not extend the one seen before: history was rewritten', path: proof?.proof ?? [] };
 };

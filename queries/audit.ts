@@ -11,6 +11,10 @@ export interface AuditFilters {
   since?: number | undefined;
   until?: number | undefined;
   epoch?: number | undefined;
+  /** Paging: entries with seq ≥ from_seq, or the last `limit` with seq < before_seq; lines keep seq order either way. */
+  from_seq?: number | undefined;
+  before_seq?: number | undefined;
+  limit?: number | undefined;
 }
 
 const nodes = (db: Sql, tenant: string): NodeSource => ({
@@ -40,8 +44,21 @@ export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
     if (f.since !== undefined) add((p) => `at >= ${p}`, f.since);
     if (f.until !== undefined) add((p) => `at < ${p}`, f.until);
     if (f.epoch !== undefined) add((p) => `epoch = ${p}`, f.epoch);
-    const { rows } = await db.query<{ line: string }>(`SELECT line FROM rm_audit WHERE ${where.join(' AND ')} ORDER BY seq`, params);
-    return rows.map((r) => r.line);
+    if (f.from_seq !== undefined) add((p) => `seq >= ${p}`, f.from_seq);
+    if (f.before_seq !== undefined) add((p) => `seq < ${p}`, f.before_seq);
+    // A page before a seq is the last `limit` entries below it: read newest first, answered in seq order.
+    const backwards = f.before_seq !== undefined && f.from_seq === undefined && f.limit !== undefined;
+    let limit = '';
+    if (f.limit !== undefined) {
+      params.push(f.limit);
+      limit = ` LIMIT $${params.length}`;
+    }
+    const { rows } = await db.query<{ line: string }>(
+      `SELECT line FROM rm_audit WHERE ${where.join(' AND ')} ORDER BY seq${backwards ? ' DESC' : ''}${limit}`,
+      params,
+    );
+    const lines = rows.map((r) => r.line);
+    return backwards ? lines.reverse() : lines;
   },
 
   async checkpoint(tenant: string) {

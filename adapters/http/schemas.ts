@@ -178,6 +178,14 @@ export const ExportQuery = z.strictObject({
 });
 export const RenewalsQuery = z.strictObject({ plugin: z.string().regex(PLUGIN_NAME).optional() });
 
+/** A count or index in a query: plain decimal only ('1e2', '0x2', ' 1', '+1' and '' are refused), within [min, max]. */
+export const plainDecimal = (what: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, `${what}: a decimal integer`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `${what}: from ${min} to ${max}`);
+
 export const AuditQuery = z.strictObject({
   job: z.string().max(200).optional(),
   record: z.string().max(500).optional(),
@@ -186,6 +194,10 @@ export const AuditQuery = z.strictObject({
   since: z.coerce.number().int().min(0).optional(),
   until: z.coerce.number().int().min(0).optional(),
   epoch: z.coerce.number().int().min(0).optional(),
+  // Paging (the console): entries from this seq on, or the last ones before it; at most `limit`.
+  from_seq: plainDecimal('from_seq, an entry index', 0, Number.MAX_SAFE_INTEGER).optional(),
+  before_seq: plainDecimal('before_seq, an entry index', 0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: plainDecimal('limit, entries per page', 1, 1000).optional(),
   ...FitParams,
 });
 export const ProofQuery = z.strictObject({

@@ -19,6 +19,7 @@ import { complianceRoutes } from './routes/compliance.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { auditorKeyRoutes } from './routes/auditor-keys.ts';
 import { consoleAdminRoutes, consoleRoutes } from './routes/console.ts';
+import { consoleAuditorRoutes, eventBrowserRoutes } from './routes/console-reads.ts';
 import { recordsRoutes } from './routes/records.ts';
 import { agentKeyRoutes, agentRoutes } from './routes/agent.ts';
 import { clockRoutes, systemRoutes } from './routes/system.ts';
@@ -123,6 +124,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
       complianceRoutes(admin, deps.compliance);
       auditorKeyRoutes(admin, { auditors: deps.auditors, settle: (p) => deps.runner.waitFor(p) });
       consoleAdminRoutes(admin, { store: deps.store, db: deps.db, runner: deps.runner, now: Date.now });
+      eventBrowserRoutes(admin, { store: deps.store, db: deps.db });
       clockRoutes(admin, deps);
       if (deps.agent) agentKeyRoutes(admin, deps.agent);
     }),
@@ -130,6 +132,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
   // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).
   auditRoutes(app, { audit: deps.audit, db: deps.db });
   consoleRoutes(app);
+  consoleAuditorRoutes(app, { store: deps.store, db: deps.db, adminKey: deps.adminKey });
   recordsRoutes(app, deps.records);
   filesRoutes(app, { service: deps.records.service, files: deps.files, runner: deps.runner });
   resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });

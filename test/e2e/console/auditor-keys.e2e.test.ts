@@ -114,7 +114,16 @@ describe('auditor keys', () => {
         .filter((r) => r.auth === 'auditor-key' && r.method === 'GET')
         .map((r) => r.url)
         .sort(),
-    ).toEqual(['/v1/tenants/:t/audit', '/v1/tenants/:t/audit/checkpoint', '/v1/tenants/:t/audit/proof']);
+    ).toEqual([
+      '/v1/tenants/:t/audit',
+      '/v1/tenants/:t/audit/checkpoint',
+      '/v1/tenants/:t/audit/proof',
+      // What the console reads for an auditor: its pages, the filters' pickers, a page's proofs, agent record ids.
+      '/v1/tenants/:t/console/agent-records',
+      '/v1/tenants/:t/console/audit-facets',
+      '/v1/tenants/:t/console/audit-proofs',
+      '/v1/tenants/:t/console/session',
+    ]);
   });
 
   it('die at the next request once api_key_revoked names them, while others live on', async () => {

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
@@ -55,10 +56,15 @@ describe('the console files', () => {
     }
   });
 
-  it('the page script only ever sends GET', async () => {
-    const app = await (await fetch(`${svc.url}/console/app.js`)).text();
-    const methods = [...app.matchAll(/method:\s*'([A-Z]+)'/g)].map((m) => m[1]);
+  it('the page scripts only ever send GET', async () => {
+    const index = await (await fetch(`${svc.url}/console`)).text();
+    const modules = readdirSync(new URL('../../../console/', import.meta.url)).filter((f) => f.endsWith('.js'));
+    expect(index).toContain('/console/app.js');
+    expect(modules).toEqual(expect.arrayContaining(['http.js', 'timeline.js', 'operator.js']));
+    const texts = await Promise.all(modules.map(async (m) => (await fetch(`${svc.url}/console/${m}`)).text()));
+    const methods = texts.flatMap((t) => [...t.matchAll(/method:\s*'([A-Z]+)'/g)].map((m) => m[1]));
     expect(methods).toEqual(['GET']);
+    expect(texts.join('\n')).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
   });
 });
 

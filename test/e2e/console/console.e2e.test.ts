@@ -60,7 +60,7 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
     // Cleared from a page of the origin that runs no script: a console page still verifying in
     // the background could write its checkpoint back after the clear.
     await page.goto(`${svc.url}/console/style.css`);
-    await page.evaluate('sessionStorage.clear()');
+    await page.evaluate('sessionStorage.clear(); localStorage.clear()');
     await page.goto(`${svc.url}/console#/`);
     await page.reload();
     await page.fill('#login-tenant', 'acme');
@@ -137,9 +137,9 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
     expect(summary.total).toBeGreaterThan(10);
     expect(summary).toMatchObject({ state: 'verified', verified: summary.total });
     expect(await page.$eval('#checkpoint .badge', (e) => e.textContent)).toBe('signature verified');
-    const kinds = await page.$$eval('tr[data-kind]', (rows) => [...new Set(rows.map((r) => r.getAttribute('data-kind')))]);
+    const kinds = await page.$$eval('li[data-kind]', (rows) => [...new Set(rows.map((r) => r.getAttribute('data-kind')))]);
     expect(kinds).toEqual(expect.arrayContaining(['job_started', 'write', 'read', 'revocation', 'revocation_receipt', 'erasure']));
-    expect(await page.$$eval('tr[data-state="failed"]', (rows) => rows.length)).toBe(0);
+    expect(await page.$$eval('li[data-state="failed"]', (rows) => rows.length)).toBe(0);
     await shot('audit-verified');
   });
 
@@ -149,7 +149,7 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
     // The same tree as the visit before: consistent with the checkpoint this tab kept.
     expect(await page.getAttribute('#consistency', 'data-state')).toBe('consistent');
     expect(summary.total).toBe(3);
-    expect(await page.$$eval('tr[data-kind]', (rows) => rows.every((r) => r.getAttribute('data-kind') === 'write'))).toBe(true);
+    expect(await page.$$eval('li[data-kind]', (rows) => rows.every((r) => r.getAttribute('data-kind') === 'write'))).toBe(true);
   });
 
   it('revocation and erasure receipts are checked in the browser; record pages show metadata, never a body', async () => {
@@ -201,9 +201,9 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
     expect(altered.rowCount).toBe(1);
     const summary = await openAudit();
     expect(summary).toMatchObject({ state: 'failed', verified: summary.total - 1 });
-    expect(await page.$$eval('tr[data-state="failed"]', (r) => r.map((x) => Number(x.getAttribute('data-seq'))))).toEqual([seq]);
-    expect(await page.textContent(`tr[data-seq="${seq}"] .proof`)).toContain('NOT verified');
-    await page.$eval(`tr[data-seq="${seq}"]`, (e) => e.scrollIntoView());
+    expect(await page.$$eval('li[data-state="failed"]', (r) => r.map((x) => Number(x.getAttribute('data-seq'))))).toEqual([seq]);
+    expect(await page.textContent(`li[data-seq="${seq}"] .proof`)).toContain('NOT verified');
+    await page.$eval(`li[data-seq="${seq}"]`, (e) => e.scrollIntoView());
     await shot('audit-tampered');
   });
 

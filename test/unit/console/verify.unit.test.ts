@@ -6,7 +6,7 @@ import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signReceipt } from '../../../adapters/keys/audit-key.ts';
-import { leafHash as serverLeafHash, nodeHash as serverNodeHash } from '../../../domain/audit/merkle.ts';
+import { consistencyProof, leafHash as serverLeafHash, nodeHash as serverNodeHash, rootOf } from '../../../domain/audit/merkle.ts';
 
 /**
  * The console's verifier (`console/verify.js`) is the very file the browser loads; here it runs
@@ -25,6 +25,14 @@ interface VerifyModule {
   canonicalJson(value: unknown): string;
   receiptSigned(key: unknown, receipt: unknown): Promise<boolean>;
   receiptTextSigned(key: unknown, text: string): Promise<boolean>;
+  checkpointOfLog(key: unknown, cp: unknown, tenant: string): Promise<{ signed: boolean; ofThisLog: boolean }>;
+  extendsSeen(
+    key: unknown,
+    seen: unknown,
+    cp: unknown,
+    tenant: string,
+    fetchProof: (from: number, to: number) => Promise<{ proof: string[] }>,
+  ): Promise<{ ok: boolean; reason: string } | null>;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -130,5 +138,34 @@ describe('signatures under WebCrypto Ed25519', () => {
   it('a receipt under another key is refused', async () => {
     const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
     expect(await verify.receiptSigned(await verify.importPublicKey(other), receipt)).toBe(false);
+  });
+
+  it('a checkpoint kept from before is extended by a grown log, and not by a rewritten, shrunk or foreign one', async () => {
+    const key = await verify.importPublicKey(pem);
+    const tree = (texts: string[]) => {
+      const leaves = texts.map((t) => serverLeafHash(Buffer.from(t)));
+      const src = { node: async (level: number, index: number) => rootOf(leaves.slice(index * 2 ** level, (index + 1) * 2 ** level)) };
+      const checkpoint = (size: number, origin = 'custodian/acme') => {
+        const root = rootOf(leaves.slice(0, size)).toString('base64');
+        return { origin, size, root, signature: sign(null, Buffer.from(`${origin}\n${size}\n${root}\n`), privateKey).toString('base64') };
+      };
+      const fetchProof = async (from: number, to: number) => ({ proof: (await consistencyProof(src, from, to)).map((b) => b.toString('base64')) });
+      return { checkpoint, fetchProof };
+    };
+    const texts = Array.from({ length: 7 }, (_, i) => `entry ${i}`);
+    const log = tree(texts);
+    const seen = log.checkpoint(4);
+    expect(await verify.checkpointOfLog(key, seen, 'acme')).toEqual({ signed: true, ofThisLog: true });
+    expect(await verify.checkpointOfLog(key, seen, 'other')).toEqual({ signed: false, ofThisLog: false });
+    expect(await verify.extendsSeen(key, null, log.checkpoint(7), 'acme', log.fetchProof)).toBeNull();
+    expect(await verify.extendsSeen(key, seen, log.checkpoint(7), 'acme', log.fetchProof)).toMatchObject({ ok: true });
+    expect(await verify.extendsSeen(key, seen, log.checkpoint(4), 'acme', log.fetchProof)).toMatchObject({ ok: true });
+    const rewritten = tree(texts.map((t, i) => (i === 1 ? 'entry one, rewritten' : t)));
+    expect(await verify.extendsSeen(key, seen, rewritten.checkpoint(7), 'acme', rewritten.fetchProof)).toMatchObject({ ok: false });
+    expect(await verify.extendsSeen(key, log.checkpoint(7), log.checkpoint(4), 'acme', log.fetchProof)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('shrank'),
+    });
+    expect(await verify.extendsSeen(key, seen, log.checkpoint(7, 'custodian/other'), 'acme', log.fetchProof)).toMatchObject({ ok: false });
   });
 });
