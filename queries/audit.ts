@@ -1,6 +1,7 @@
-import { sign, type KeyObject } from 'node:crypto';
 import { checkpointText, originOf } from '../domain/audit/entries.ts';
+import { signatureLine } from '../domain/audit/note.ts';
 import { consistencyProof, inclusionProof, rangeHash, type NodeSource } from '../domain/audit/merkle.ts';
+import type { CheckpointSigner } from '../domain/ports/checkpoint-signer.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 
 export interface AuditFilters {
@@ -25,7 +26,7 @@ export const auditSize = async (db: Sql, tenant: string) =>
   Number((await db.query<{ size: number }>('SELECT size FROM rm_audit_heads WHERE tenant = $1', [tenant])).rows[0]?.size ?? 0);
 
 /** SPEC §9 wire formats. Lines are exactly the canonical JSON that was hashed as each leaf. */
-export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
+export const auditQueries = (db: Sql, signer: CheckpointSigner) => ({
   async lines(tenant: string, f: AuditFilters): Promise<string[]> {
     const params: unknown[] = [tenant];
     const where = ['tenant = $1'];
@@ -44,11 +45,23 @@ export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
     return rows.map((r) => r.line);
   },
 
-  async checkpoint(tenant: string) {
-    const size = await auditSize(db, tenant);
+  /**
+   * The signed tree head at `size` (default: the whole log): the JSON form's fields, the note
+   * text (`origin\nsize\nroot\n`) and the log's note signature line over it. The JSON
+   * `signature` is the same Ed25519 signature, over the same text.
+   */
+  async checkpoint(tenant: string, at?: number) {
+    const size = at ?? (await auditSize(db, tenant));
     const root = (await rangeHash(nodes(db, tenant), 0, size)).toString('base64');
-    const origin = originOf(tenant);
-    return { origin, size, root, signature: sign(null, Buffer.from(checkpointText(origin, size, root)), auditKey).toString('base64') };
+    const origin = originOf(signer.logName, tenant);
+    const text = checkpointText(origin, size, root);
+    const signature = signer.signature(text);
+    return { origin, size, root, signature: signature.toString('base64'), text, line: signatureLine(signer.key.name, signer.key.id, signature) };
+  },
+
+  /** The root of the tenant's tree at `size` (at most the log's size). */
+  async rootAt(tenant: string, size: number) {
+    return (await rangeHash(nodes(db, tenant), 0, size)).toString('base64');
   },
 
   async inclusion(tenant: string, leaf: number, size: number) {
