@@ -55,9 +55,12 @@ export const vkeyOf = (k: NoteKey) => `${k.name}+${hex8(k.id)}+${Buffer.concat([
 
 /** A vkey's parts, or null when it is not one (a wrong id, a key that is not 32 bytes, an unknown type). */
 export const parseVkey = (vkey: string): NoteKey | null => {
-  const parts = vkey.trim().split('+');
-  if (parts.length !== 3) return null;
-  const [name, id, b64] = parts as [string, string, string];
+  // The name and the id hold no plus sign; the base64 key may (as note.NewVerifier reads it).
+  const text = vkey.trim();
+  const first = text.indexOf('+');
+  const second = first < 0 ? -1 : text.indexOf('+', first + 1);
+  if (second < 0) return null;
+  const [name, id, b64] = [text.slice(0, first), text.slice(first + 1, second), text.slice(second + 1)];
   if (!validKeyName(name) || !/^[0-9a-f]{8}$/.test(id) || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) return null;
   const raw = Buffer.from(b64, 'base64');
   const type = raw[0];

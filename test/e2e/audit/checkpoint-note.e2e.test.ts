@@ -50,7 +50,8 @@ const cli = async (svc: TestService, ...args: string[]) => {
 };
 const activity = async (svc: TestService, tenant: string, n: number) => {
   // Holds placed are audited: each adds an entry.
-  for (let i = 0; i < n; i++) expect((await svc.admin('POST', `/v1/tenants/${tenant}/holds`, { selector: { data_subject: `user:s${i}` }, reason: `r${i}` })).status).toBeLessThan(300);
+  for (let i = 0; i < n; i++)
+    expect((await svc.admin('POST', `/v1/tenants/${tenant}/holds`, { selector: { data_subject: `user:s${i}` }, reason: `r${i}` })).status).toBeLessThan(300);
   await svc.runner.catchUp();
 };
 const download = async (svc: TestService, tenant: string, file: string, ...more: string[]) => {
