@@ -1,5 +1,5 @@
 import type { Sql } from '../domain/ports/read-model.ts';
-import type { AuditQueries } from '../queries/audit.ts';
+import { auditProjectedTo, receiptEntry, type AuditQueries } from '../queries/audit.ts';
 import type { WitnessCommands } from './audit-witnesses.ts';
 
 /** Where a receipt's entry was logged: its index, the entry as hashed, a signed checkpoint that includes it and the inclusion proof. */
@@ -23,19 +23,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * the projection does not get there within `timeoutMs` the receipt is answered without `log`.
  */
 export const receiptLogger = (deps: { db: Sql; audit: AuditQueries; witnesses: WitnessCommands; timeoutMs?: number }) => {
-  const applied = async (position: number) => {
-    const { rows } = await deps.db.query<{ position: string }>("SELECT position FROM custodian_checkpoints WHERE name = 'audit'");
-    return Number(rows[0]?.position ?? 0) >= position;
-  };
-
-  const entryOf = async (tenant: string, kind: string, signature: string) => {
-    // The newest matching entry: a receipt's entry is recent, so the scan from the end stops soon.
-    const { rows } = await deps.db.query<{ seq: string; line: string }>(
-      'SELECT seq, line FROM rm_audit WHERE tenant = $1 AND kind = $2 AND strpos(line, $3) > 0 ORDER BY seq DESC LIMIT 1',
-      [tenant, kind, `"signature":${JSON.stringify(signature)}`],
-    );
-    return rows[0] ? { index: Number(rows[0].seq), entry: rows[0].line } : null;
-  };
+  const applied = async (position: number) => (await auditProjectedTo(deps.db)) >= position;
 
   return async <R extends Record<string, unknown>>(tenant: string, receipt: R, position: number | null): Promise<R & { log?: ReceiptLog }> => {
     const kind = typeof receipt.kind === 'string' ? ENTRY_KIND[receipt.kind] : undefined;
@@ -47,7 +35,7 @@ export const receiptLogger = (deps: { db: Sql; audit: AuditQueries; witnesses: W
         await pause(wait);
       }
     }
-    const found = await entryOf(tenant, kind, receipt.signature);
+    const found = await receiptEntry(deps.db, tenant, kind, receipt.signature);
     if (!found) return receipt;
     const cp = await deps.witnesses.note(tenant);
     const { proof } = await deps.audit.inclusion(tenant, found.index, cp.size);

@@ -77,3 +77,16 @@ export const auditQueries = (db: Sql, signer: CheckpointSigner) => ({
 });
 
 export type AuditQueries = ReturnType<typeof auditQueries>;
+
+/** The log position the audit projection has applied (its checkpoint). */
+export const auditProjectedTo = async (db: Sql): Promise<number> =>
+  Number((await db.query<{ position: string }>("SELECT position FROM custodian_checkpoints WHERE name = 'audit'")).rows[0]?.position ?? 0);
+
+/** The newest entry of `kind` holding a receipt with this signature: a receipt's entry is recent, so the scan from the end stops soon. */
+export const receiptEntry = async (db: Sql, tenant: string, kind: string, signature: string): Promise<{ index: number; entry: string } | null> => {
+  const { rows } = await db.query<{ seq: string; line: string }>(
+    'SELECT seq, line FROM rm_audit WHERE tenant = $1 AND kind = $2 AND strpos(line, $3) > 0 ORDER BY seq DESC LIMIT 1',
+    [tenant, kind, `"signature":${JSON.stringify(signature)}`],
+  );
+  return rows[0] ? { index: Number(rows[0].seq), entry: rows[0].line } : null;
+};
