@@ -191,7 +191,7 @@ describe('witness cosignatures', () => {
       const before = await w.lastPosition();
       for (const [body, reason] of [
         [note + other.addCheckpoint(addCheckpointBody(0, [], note)).body, 'not of a configured witness'],
-        [note + cosigned.body.replace(/[A-Za-z0-9](=*\n)$/, (m) => (m[0] === 'A' ? 'B' : 'A') + m.slice(1)), 'does not verify'],
+        [note + cosigned.body.replace(/(w1 .{20})(.)/, (_m, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`), 'does not verify'],
         [note.replace(/\n[A-Za-z0-9+/]{43}=\n/, `\n${Buffer.alloc(32, 7).toString('base64')}\n`) + cosigned.body, 'never signed a tree'],
         ['not a note', 'send a C2SP signed note'],
       ] as const) {
