@@ -5,7 +5,10 @@ import { complianceCommands } from '../commands/compliance.ts';
 import { auditQueries } from '../queries/audit.ts';
 import { tenantIds } from '../queries/tenants.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
-import { publicPem, receiptSigner } from './keys/audit-key.ts';
+import { checkpointSigner, logNameOf, publicPem, receiptSigner } from './keys/audit-key.ts';
+import { witnessCommands } from '../commands/audit-witnesses.ts';
+import { receiptLogger } from '../commands/receipt-log.ts';
+import { vkeyOf, type NoteKey } from '../domain/audit/note.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
@@ -55,8 +58,12 @@ export interface ServiceOptions {
   readonly masterKey: Buffer;
   /** The cluster secrets key for envelope MACs; dev mode (absent) derives them from the master key. */
   readonly secretsKey?: Buffer;
-  /** The Ed25519 audit key that signs receipts. */
+  /** The Ed25519 audit key that signs receipts and checkpoints. */
   readonly auditKey: KeyObject;
+  /** CUSTODIAN_LOG_ORIGIN: the deployment's log name, before `/<tenant>` in every origin; absent: derived from the audit key. */
+  readonly logOrigin?: string;
+  /** The witnesses whose cosignatures the checkpoints take (CUSTODIAN_WITNESSES, parsed vkeys). */
+  readonly witnesses?: readonly NoteKey[];
   /** How often retention runs for every tenant; 0 or absent: only on POST …/retention/run. */
   readonly retentionIntervalMs?: number;
   readonly host?: string;
@@ -142,6 +149,10 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
   });
   const blobs = await postgresBlobStore(pool, keystore);
+  const checkpoints = checkpointSigner(o.auditKey, logNameOf(o.logOrigin, o.auditKey));
+  const audit = auditQueries(db, checkpoints);
+  const witnesses = witnessCommands({ store, db, audit, witnesses: o.witnesses ?? [], now: () => clock.now() });
+  const prove = receiptLogger({ db, audit, witnesses });
   const compliance = complianceCommands({
     store,
     db,
@@ -149,6 +160,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     clock,
     receipts: receiptSigner(o.auditKey),
     settle: (p) => runner.waitFor(p),
+    prove,
     records,
     files: fileRetention({ store, blobs, keystore, clock }),
   });
@@ -202,9 +214,11 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
             : {}),
         }),
       },
-      revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p) }),
+      revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p), prove }),
       auditPublicKey: publicPem(o.auditKey),
-      audit: auditQueries(db, o.auditKey),
+      auditVkey: vkeyOf(checkpoints.key),
+      audit,
+      witnesses,
       auditors: auditorKeyCommands(store, () => clock.now()),
       agent: {
         collections: collectionsService({ store, keys: keystore, now: () => clock.now() }),

@@ -18,6 +18,7 @@ import { readableHead } from '../queries/readable-head.ts';
 import { handle, handleCommand, loadState } from './handle.ts';
 import type { RecordCommands } from './records.ts';
 import type { FileRetention } from './file-retention.ts';
+import type { ProveLogged } from './receipt-log.ts';
 
 export interface ComplianceDeps {
   readonly store: EventStore;
@@ -30,6 +31,8 @@ export interface ComplianceDeps {
   readonly records: Pick<RecordCommands, 'retain'>;
   /** Files between tools (SPEC §13) in retention runs and erasures; none: records only. */
   readonly files?: FileRetention;
+  /** Finishes a receipt with the proof that it was logged; none: receipts are answered as signed. */
+  readonly prove?: ProveLogged;
 }
 
 /**
@@ -166,7 +169,8 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       if (done.right.position) position = done.right.position;
     }
     if (position) await deps.settle(position);
-    return E.right({ erased, deferred, receipt });
+    // Only a complete erasure is logged with its receipt (the fact that it finished).
+    return E.right({ erased, deferred, receipt: complete && deps.prove ? await deps.prove(tenant, receipt, position) : receipt });
   };
 
   return {

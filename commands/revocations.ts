@@ -17,6 +17,7 @@ import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
 import { withoutStartPath } from '../domain/tenants/start-paths.ts';
 import { runningSubjects } from '../queries/jobs.ts';
+import type { ProveLogged } from './receipt-log.ts';
 
 export interface BatchResult {
   readonly epoch: number;
@@ -58,8 +59,14 @@ export const revocationCommands = (deps: {
   receipts: ReceiptSigner;
   /** Waits until the read models hold the log up to a position. */
   settle: (position: number) => Promise<unknown>;
+  /** Finishes a receipt with the proof that it was logged; none: receipts are answered as signed. */
+  prove?: ProveLogged;
 }) => {
   const { store, db, clock } = deps;
+
+  /** The answer, its receipt carrying where it was logged (the event that holds it is at `at`; null: somewhere in the log already). */
+  const logged = async (tenant: string, answer: BatchResult, at: number | null): Promise<BatchResult> =>
+    deps.prove ? { ...answer, receipt: await deps.prove(tenant, answer.receipt, at ?? (await store.headPosition())) } : answer;
 
   /** Stops the reached running jobs and issues the batch's receipt. */
   const finish = async (tenant: string, applied: BatchApplied['data'], batchPosition: number, now: number): Promise<BatchResult> => {
@@ -91,8 +98,8 @@ export const revocationCommands = (deps: {
     if (E.isLeft(issued)) throw new Error(`receipt of epoch ${epoch}: ${issued.left.error}`);
     // Another try of the same batch issued its receipt first: that one is the answer.
     const first = issued.right.events.length === 0 && issued.right.state.exists ? issued.right.state.receipts[epoch] : undefined;
-    if (first) return answerOf(epoch, first, position);
-    return { epoch, stopped, indeterminate, receipt, position: issued.right.position ?? position };
+    if (first) return logged(tenant, answerOf(epoch, first, position), null);
+    return logged(tenant, { epoch, stopped, indeterminate, receipt, position: issued.right.position ?? position }, issued.right.position);
   };
 
   /** A retried request id: the earlier answer, or — if that try ended before its receipt — the batch finished now. */
@@ -100,7 +107,7 @@ export const revocationCommands = (deps: {
     const answered = Object.hasOwn(state.requests, requestId) ? state.requests[requestId] : undefined;
     if (answered?.kind !== 'revocations') throw new Error(`request ${requestId} answered no batch`);
     const receipt = state.receipts[answered.epoch];
-    if (receipt) return answerOf(answered.epoch, receipt, null);
+    if (receipt) return logged(tenant, answerOf(answered.epoch, receipt, null), null);
     for (const r of await store.readStream(tenantStream(tenant))) {
       assertUntampered(r);
       if (r.type !== 'RevocationBatchApplied') continue;

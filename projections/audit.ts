@@ -1,4 +1,4 @@
-import { auditFields, recordRefs, type JobFacts } from '../domain/audit/entries.ts';
+import { AUDITED_SINCE_V2, auditFields, recordRefs, type JobFacts } from '../domain/audit/entries.ts';
 import { leafHash, nodeHash } from '../domain/audit/merkle.ts';
 import { canonicalJson } from '../domain/shared/hash.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
@@ -17,6 +17,9 @@ const SCHEMA = `
       PRIMARY KEY (tenant, level, idx)
     );
     CREATE TABLE IF NOT EXISTS rm_audit_heads (tenant text PRIMARY KEY, size bigint NOT NULL);
+    CREATE TABLE IF NOT EXISTS rm_audit_kinds (version int PRIMARY KEY, from_position bigint NOT NULL);
+    INSERT INTO rm_audit_kinds (version, from_position)
+      SELECT 2, coalesce((SELECT position FROM custodian_checkpoints WHERE name = 'audit'), 0) ON CONFLICT DO NOTHING;
     CREATE TABLE IF NOT EXISTS rm_audit_jobs (
       tenant text NOT NULL, job text NOT NULL, run int NOT NULL, agent text NOT NULL, purpose text NOT NULL, subject text NOT NULL,
       PRIMARY KEY (tenant, job, run)
@@ -44,6 +47,10 @@ const HANDLED = [
   'StartupTextAssembled',
   'FilesHanded',
   'FileRemoved',
+  'AgentKillLifted',
+  'AgentRecordPut',
+  'AgentRecordDeleted',
+  'AgentPersonForgotten',
 ] as const;
 
 /**
@@ -74,6 +81,8 @@ const refOf = (tenant: string, job: string, run: number) => `${tenant}\u0000${jo
 /** What the projection remembers between batches, valid only at `at` (a log position). */
 interface Memory {
   at: number | null;
+  /** The log position after which AUDITED_SINCE_V2 events are audited (rm_audit_kinds, kept across rebuilds). */
+  sinceV2: number | null;
   readonly edges: Map<string, Edge>;
   readonly jobs: Map<string, JobFacts>;
 }
@@ -146,6 +155,11 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
   const needed = relevant.flatMap((a) => namedRuns(a).map((r) => ({ tenant: tenantOf(a)!, ...r }))).filter((w) => !started.has(refOf(w.tenant, w.job, w.run)));
   if (memory.jobs.size + needed.length > JOB_MEMORY) memory.jobs.clear();
   await Promise.all([loadEdges(sql, memory, tenants), loadJobs(sql, memory, needed)]);
+  if (memory.sinceV2 === null) {
+    const { rows } = await sql.query<{ from_position: string }>('SELECT from_position FROM rm_audit_kinds WHERE version = 2');
+    memory.sinceV2 = Number(rows[0]?.from_position ?? 0);
+  }
+  const sinceV2 = memory.sinceV2;
 
   const newJobs: { tenant: string; job: string; run: number; agent: string; purpose: string; subject: string }[] = [];
   const entries: {
@@ -174,6 +188,7 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
         newJobs.push({ tenant, job: d.job, run: d.run, agent: d.agent, purpose: d.purpose, subject: d.subject });
       }
     }
+    if (AUDITED_SINCE_V2.has(event.type) && recorded.position <= sinceV2) continue;
     const fields = auditFields(event, (job, run) => memory.jobs.get(refOf(tenant, job, run)) ?? null);
     if (!fields) continue;
     const edge = memory.edges.get(tenant)!;
@@ -258,7 +273,7 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
  * Make one instance per runner: its memory belongs to one database.
  */
 export const createAuditProjection = (): Projection => {
-  const memory: Memory = { at: null, edges: new Map(), jobs: new Map() };
+  const memory: Memory = { at: null, sinceV2: null, edges: new Map(), jobs: new Map() };
   let inFlight: Promise<unknown> | null = null;
   const forget = () => {
     memory.at = null;

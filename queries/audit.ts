@@ -1,6 +1,7 @@
-import { sign, type KeyObject } from 'node:crypto';
 import { checkpointText, originOf } from '../domain/audit/entries.ts';
+import { signatureLine } from '../domain/audit/note.ts';
 import { consistencyProof, inclusionProof, rangeHash, type NodeSource } from '../domain/audit/merkle.ts';
+import type { CheckpointSigner } from '../domain/ports/checkpoint-signer.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 
 export interface AuditFilters {
@@ -29,7 +30,7 @@ export const auditSize = async (db: Sql, tenant: string) =>
   Number((await db.query<{ size: number }>('SELECT size FROM rm_audit_heads WHERE tenant = $1', [tenant])).rows[0]?.size ?? 0);
 
 /** SPEC §9 wire formats. Lines are exactly the canonical JSON that was hashed as each leaf. */
-export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
+export const auditQueries = (db: Sql, signer: CheckpointSigner) => ({
   async lines(tenant: string, f: AuditFilters): Promise<string[]> {
     const params: unknown[] = [tenant];
     const where = ['tenant = $1'];
@@ -61,11 +62,23 @@ export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
     return backwards ? lines.reverse() : lines;
   },
 
-  async checkpoint(tenant: string) {
-    const size = await auditSize(db, tenant);
+  /**
+   * The signed tree head at `size` (default: the whole log): the JSON form's fields, the note
+   * text (`origin\nsize\nroot\n`) and the log's note signature line over it. The JSON
+   * `signature` is the same Ed25519 signature, over the same text.
+   */
+  async checkpoint(tenant: string, at?: number) {
+    const size = at ?? (await auditSize(db, tenant));
     const root = (await rangeHash(nodes(db, tenant), 0, size)).toString('base64');
-    const origin = originOf(tenant);
-    return { origin, size, root, signature: sign(null, Buffer.from(checkpointText(origin, size, root)), auditKey).toString('base64') };
+    const origin = originOf(signer.logName, tenant);
+    const text = checkpointText(origin, size, root);
+    const signature = signer.signature(text);
+    return { origin, size, root, signature: signature.toString('base64'), text, line: signatureLine(signer.key.name, signer.key.id, signature) };
+  },
+
+  /** The root of the tenant's tree at `size` (at most the log's size). */
+  async rootAt(tenant: string, size: number) {
+    return (await rangeHash(nodes(db, tenant), 0, size)).toString('base64');
   },
 
   async inclusion(tenant: string, leaf: number, size: number) {
@@ -81,3 +94,16 @@ export const auditQueries = (db: Sql, auditKey: KeyObject) => ({
 });
 
 export type AuditQueries = ReturnType<typeof auditQueries>;
+
+/** The log position the audit projection has applied (its checkpoint). */
+export const auditProjectedTo = async (db: Sql): Promise<number> =>
+  Number((await db.query<{ position: string }>("SELECT position FROM custodian_checkpoints WHERE name = 'audit'")).rows[0]?.position ?? 0);
+
+/** The newest entry of `kind` holding a receipt with this signature: a receipt's entry is recent, so the scan from the end stops soon. */
+export const receiptEntry = async (db: Sql, tenant: string, kind: string, signature: string): Promise<{ index: number; entry: string } | null> => {
+  const { rows } = await db.query<{ seq: string; line: string }>(
+    'SELECT seq, line FROM rm_audit WHERE tenant = $1 AND kind = $2 AND strpos(line, $3) > 0 ORDER BY seq DESC LIMIT 1',
+    [tenant, kind, `"signature":${JSON.stringify(signature)}`],
+  );
+  return rows[0] ? { index: Number(rows[0].seq), entry: rows[0].line } : null;
+};

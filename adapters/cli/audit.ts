@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
+import { COSIGNATURE_V1, ED25519, parseVkey, type NoteKey } from '../../domain/audit/note.ts';
 import { client, parseAnswer, print, type ClientOptions } from './client.ts';
-import { readVerifyInputs } from './verify-inputs.ts';
+import { readDocument, readVerifyInputs } from './verify-inputs.ts';
 import { CliFailure, oneLine } from './failure.ts';
 
 type Opts = ClientOptions & Record<string, string | boolean | undefined>;
@@ -79,9 +80,11 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
   remote(audit.command('download').description('the log, a signed checkpoint and every proof, for offline verification'))
     .requiredOption('--tenant <t>')
     .option('--previous <checkpoint.json>', 'an earlier checkpoint: adds the consistency proof from it')
+    .option('--size <n>', 'the checkpoint of the tree at this size (one the witnesses cosigned), not the newest')
     .action(async (o: Opts) => {
       const get = client(o);
-      const checkpoint = parseAnswer<Checkpoint>(await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint`), 'the checkpoint');
+      const size = typeof o.size === 'string' ? `?size=${encodeURIComponent(o.size)}` : '';
+      const checkpoint = parseAnswer<Checkpoint>(await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint${size}`), 'the checkpoint');
       const log = await get('GET', `/v1/tenants/${o.tenant}/audit`);
       const entries = log.split('\n').filter(Boolean).slice(0, checkpoint.size);
       const proofs: string[][] = [];
@@ -107,16 +110,42 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
 
   audit
     .command('verify <bundle>')
-    .description('offline, with the public key alone: signature, inclusion and consistency proofs, full recomputation')
-    .requiredOption('--public-key <pem>')
-    .action((file: string, o: { publicKey: string }) => {
-      const inputs = readVerifyInputs(file, o.publicKey);
+    .description('offline, with the public key alone: the log it is, signature, witnesses, inclusion and consistency proofs, full recomputation')
+    .option('--public-key <pem>', 'file holding the audit public key (PEM, SPKI: GET /v1/audit-key)')
+    .option('--vkey <vkey>', 'the log verifier key (GET /v1/audit-key?format=vkey), instead of --public-key: it also names the log')
+    .option('--tenant <t>', 'the tenant whose log this must be')
+    .option('--origin <origin>', 'the exact origin of the log this must be')
+    .option('--witness <vkey...>', 'a witness (cosignature verifier key) that must have cosigned the checkpoint; repeat for each')
+    .action((file: string, o: { publicKey?: string; vkey?: string; tenant?: string; origin?: string; witness?: string[] }) => {
+      const bad = (message: string) => {
+        process.stderr.write(`custodian: ${message}\n`);
+        process.exitCode = 2;
+      };
+      if (o.tenant === undefined && o.origin === undefined) return bad('say which log the bundle must be: --tenant <t> or --origin <origin>');
+      if ((o.publicKey === undefined) === (o.vkey === undefined)) return bad('give the log key: --public-key <pem file> or --vkey <vkey> (one of them)');
+      const logKey = o.vkey === undefined ? undefined : parseVkey(o.vkey);
+      if (logKey === null || (logKey && logKey.type !== ED25519))
+        return bad('--vkey is not a log verifier key (<name>+<hex id>+<base64 of 0x01 and the Ed25519 key>)');
+      const witnesses: NoteKey[] = [];
+      for (const w of o.witness ?? []) {
+        const key = parseVkey(w);
+        if (!key || key.type !== COSIGNATURE_V1)
+          return bad(`--witness ${w} is not a witness verifier key (<name>+<hex id>+<base64 of 0x04 and the Ed25519 key>)`);
+        witnesses.push(key);
+      }
+      const inputs = o.publicKey === undefined ? readDocument(file) : readVerifyInputs(file, o.publicKey);
       if (!inputs) return;
       const bundle = inputs.document as AuditBundle;
-      const problems = verifyBundle(inputs.pem, bundle);
+      const problems = verifyBundle(inputs.pem, bundle, {
+        ...(o.tenant !== undefined ? { tenant: o.tenant } : {}),
+        ...(o.origin !== undefined ? { origin: o.origin } : {}),
+        ...(logKey ? { logKey } : {}),
+        witnesses,
+      });
       if (problems.length === 0) {
+        const cosigned = witnesses.length > 0 ? `, cosigned by ${witnesses.map((w) => w.name).join(', ')}` : '';
         process.stdout.write(
-          `audit log verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`,
+          `audit log ${bundle.checkpoint.origin} verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${cosigned}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`,
         );
       } else {
         process.stdout.write(`audit log NOT verified:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);

@@ -2,7 +2,8 @@ import { cliLogger } from '../logging.ts';
 import { startService } from '../service.ts';
 import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
 import { loadMasterKey } from '../keys/master.ts';
-import { loadAuditKey } from '../keys/audit-key.ts';
+import { InvalidAuditConfig, loadAuditKey, logNameOf } from '../keys/audit-key.ts';
+import { witnessKeysOf } from '../keys/witness-keys.ts';
 import { dataDirOf, openDatabase } from './database.ts';
 import { kafkaSettingsFromEnv } from '../bus/kafka/client.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
@@ -34,6 +35,16 @@ export const start = async (opts: StartOptions) => {
     : loadOrCreateSecret(dataDir, 'admin-key', randomKey(32));
   const masterKey = loadMasterKey(dataDir);
   const auditKey = loadAuditKey(dataDir);
+  // The log's name and its witnesses are configuration: a bad one is one line and exit code 2.
+  let witnesses;
+  try {
+    logNameOf(process.env.CUSTODIAN_LOG_ORIGIN, auditKey);
+    witnesses = witnessKeysOf(process.env.CUSTODIAN_WITNESSES);
+  } catch (error) {
+    if (!(error instanceof InvalidAuditConfig)) throw error;
+    process.stderr.write(`custodian: ${error.message}\n`);
+    process.exit(2);
+  }
   // Set when management runs apart from the edges; a single server derives from the master key.
   const secretsKey = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : undefined;
 
@@ -48,6 +59,8 @@ export const start = async (opts: StartOptions) => {
     adminKey: admin.value,
     masterKey,
     auditKey,
+    ...(process.env.CUSTODIAN_LOG_ORIGIN ? { logOrigin: process.env.CUSTODIAN_LOG_ORIGIN } : {}),
+    witnesses,
     retentionIntervalMs: Number(process.env.CUSTODIAN_RETENTION_INTERVAL_MS ?? 10 * 60_000),
     ...(secretsKey ? { secretsKey } : {}),
     port,

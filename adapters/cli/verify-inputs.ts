@@ -13,3 +13,14 @@ export const readVerifyInputs = (file: string, publicKeyFile: string): { documen
     return null;
   }
 };
+
+/** The document alone (the key came on the command line, as a vkey); `pem` is empty. */
+export const readDocument = (file: string): { document: unknown; pem: string } | null => {
+  try {
+    return { document: JSON.parse(readFileSync(file, 'utf8')), pem: '' };
+  } catch (error) {
+    process.stderr.write(`custodian: ${(error as Error).message}\n`);
+    process.exitCode = 2;
+    return null;
+  }
+};

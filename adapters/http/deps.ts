@@ -13,6 +13,7 @@ import type { AuditQueries } from '../../queries/audit.ts';
 import type { RevocationCommands } from '../../commands/revocations.ts';
 import type { AgentDeps } from './routes/agent.ts';
 import type { AuditorKeyCommands } from '../../commands/auditor-keys.ts';
+import type { WitnessCommands } from '../../commands/audit-witnesses.ts';
 
 export interface HttpDeps {
   readonly store: EventStore;
@@ -36,6 +37,10 @@ export interface HttpDeps {
   readonly audit: AuditQueries;
   /** The audit public key, PEM (SPKI). */
   readonly auditPublicKey: string;
+  /** The same key as a C2SP note verifier key, under the deployment's log name. */
+  readonly auditVkey: string;
+  /** Checkpoints as signed notes, and the witness cosignatures they take. */
+  readonly witnesses: WitnessCommands;
   /** Agent records and agent keys (SPEC §12); absent, their routes are not served. */
   readonly agent?: AgentDeps;
   /** Auditor keys (SPEC §14): the audit routes take them, tenant-bound, beside the admin key. */

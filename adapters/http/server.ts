@@ -16,7 +16,7 @@ import { startupRoutes } from './routes/startup.ts';
 import { filesRoutes } from './routes/files.ts';
 import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
-import { auditRoutes } from './routes/audit.ts';
+import { auditCosignRoutes, auditRoutes } from './routes/audit.ts';
 import { auditorKeyRoutes } from './routes/auditor-keys.ts';
 import { consoleAdminRoutes, consoleRoutes } from './routes/console.ts';
 import { consoleAuditorRoutes, eventBrowserRoutes } from './routes/console-reads.ts';
@@ -126,11 +126,12 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
       consoleAdminRoutes(admin, { store: deps.store, db: deps.db, runner: deps.runner, now: Date.now });
       eventBrowserRoutes(admin, { store: deps.store, db: deps.db });
       clockRoutes(admin, deps);
+      auditCosignRoutes(admin, { witnesses: deps.witnesses, db: deps.db });
       if (deps.agent) agentKeyRoutes(admin, deps.agent);
     }),
   );
   // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).
-  auditRoutes(app, { audit: deps.audit, db: deps.db });
+  auditRoutes(app, { audit: deps.audit, db: deps.db, witnesses: deps.witnesses });
   consoleRoutes(app);
   consoleAuditorRoutes(app, { store: deps.store, db: deps.db, adminKey: deps.adminKey });
   recordsRoutes(app, deps.records);

@@ -144,6 +144,15 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
         files: d.files.map((f) => ({ ref: `oz0-file:sha256:${f.sha256}`, size: f.size, from_tree: f.from_tree })),
       };
     }
+    case 'AgentKillLifted':
+      return { kind: 'kill_lifted', agent: e.data.agent };
+    // An agent's own records: ids only, never values.
+    case 'AgentRecordPut':
+      return { kind: 'agent_write', agent: e.data.agent, collection: e.data.collection, id: e.data.id, version: e.data.seq };
+    case 'AgentRecordDeleted':
+      return { kind: 'agent_delete', agent: e.data.agent, collection: e.data.collection, id: e.data.id };
+    case 'AgentPersonForgotten':
+      return { kind: 'agent_person_forgotten', agent: e.data.agent, agent_records: e.data.records, names: e.data.names.length };
     case 'FileRemoved':
       return { kind: 'file_removed', tree: e.data.tree, file: `oz0-file:sha256:${e.data.sha256}`, reason: e.data.reason };
     default:
@@ -151,9 +160,17 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
   }
 };
 
+/**
+ * Events audited only since the audit projection that audits them first ran on a deployment:
+ * a rebuild must give every earlier entry its place again, or the checkpoints signed before
+ * would stop being consistent with the log.
+ */
+export const AUDITED_SINCE_V2: ReadonlySet<string> = new Set(['AgentKillLifted', 'AgentRecordPut', 'AgentRecordDeleted', 'AgentPersonForgotten']);
+
 /** `record` filter values: `<scope>#<key>` or `<scope>#<key>#<version>` (# is in no scope or key). */
 export const recordRefs = (records: AuditFields['records']) => (records ?? []).flatMap((r) => [`${r.scope}#${r.key}`, `${r.scope}#${r.key}#${r.version}`]);
 
 /** The text an auditor's tool checks a checkpoint's signature over (SPEC §9). */
 export const checkpointText = (origin: string, size: number, rootB64: string) => `${origin}\n${size}\n${rootB64}\n`;
-export const originOf = (tenant: string) => `custodian/${tenant}`;
+/** A tenant log's origin: the deployment's log name, then the tenant (unique across deployments). */
+export const originOf = (logName: string, tenant: string) => `${logName}/${tenant}`;

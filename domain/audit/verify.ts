@@ -1,12 +1,15 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { checkpointText } from './entries.ts';
 import { leafHash, rootOf, verifyConsistency, verifyInclusion } from './merkle.ts';
+import { ED25519, keyIdOf, parseCheckpointText, parseNote, rawEd25519, signatureVerifies, signedBy, type Note, type NoteKey } from './note.ts';
 
 export interface Checkpoint {
   readonly origin: string;
   readonly size: number;
   readonly root: string;
   readonly signature: string;
+  /** The same checkpoint as a C2SP signed note, with every witness cosignature (served since notes were). */
+  readonly note?: string;
 }
 
 /** What `custodian audit download` saves and `audit verify` checks with the public key alone. */
@@ -19,25 +22,90 @@ export interface AuditBundle {
   readonly previous?: { readonly checkpoint: Checkpoint; readonly proof: readonly string[] };
 }
 
+/** Which log the auditor means, and what else they require. */
+export interface Expected {
+  /** The exact origin (`--origin`). */
+  readonly origin?: string;
+  /** The tenant (`--tenant`): the origin is `<log name>/<tenant>`, the log name the vkey's when one is given. */
+  readonly tenant?: string;
+  /** The log's verifier key (`--vkey`): pins the key and the log's name. */
+  readonly logKey?: NoteKey;
+  /** Witnesses that must have cosigned the checkpoint (`--witness`). */
+  readonly witnesses?: readonly NoteKey[];
+}
+
 const b64 = (s: string) => Buffer.from(s, 'base64');
 
-export const checkpointSigned = (publicKeyPem: string, cp: Checkpoint): boolean => {
+/** The log's key as a note key under `name`: from its vkey when given, else the PEM key under the name the note's signature line uses. */
+const logKeyFor = (publicKeyPem: string, name: string, pinned?: NoteKey): NoteKey | null => {
+  if (pinned) return pinned;
   try {
-    return verify(null, Buffer.from(checkpointText(cp.origin, cp.size, cp.root)), createPublicKey(publicKeyPem), b64(cp.signature));
+    const key = rawEd25519(createPublicKey(publicKeyPem));
+    return { name, type: ED25519, id: keyIdOf(name, ED25519, key), key };
   } catch {
-    return false;
+    return null;
   }
 };
 
+/** Whether the log's key signed the note (some signature line of it verifies). */
+export const noteSignedByLog = (publicKeyPem: string, note: Note, pinned?: NoteKey): boolean =>
+  note.signatures.some((s) => {
+    const key = logKeyFor(publicKeyPem, s.name, pinned);
+    return key !== null && s.id === key.id && signatureVerifies(key, note.text, s);
+  });
+
+/** A JSON checkpoint's signature: Ed25519 over the note text `origin\nsize\nroot\n`. */
+export const checkpointSigned = (publicKeyPem: string, cp: Checkpoint, pinned?: NoteKey): boolean => {
+  const text = checkpointText(cp.origin, cp.size, cp.root);
+  const sig = { name: pinned?.name ?? 'log', id: 0, signature: b64(cp.signature), line: '' };
+  const key = logKeyFor(publicKeyPem, sig.name, pinned);
+  return key !== null && signatureVerifies(key, text, { ...sig, id: key.id });
+};
+
+/** The problem with the bundle's origin, or null when it is the log the auditor means. */
+export const originProblem = (origin: string, expected: Expected): string | null => {
+  if (expected.origin !== undefined && origin !== expected.origin) return `the checkpoint is of the log ${origin}, not of ${expected.origin}`;
+  if (expected.tenant !== undefined) {
+    const want = expected.logKey ? `${expected.logKey.name}/${expected.tenant}` : null;
+    if (want !== null && origin !== want) return `the checkpoint is of the log ${origin}, not of ${want} (tenant ${expected.tenant} of the log the key names)`;
+    if (!origin.endsWith(`/${expected.tenant}`) || origin.length === expected.tenant.length + 1)
+      return `the checkpoint is of the log ${origin}, not of tenant ${expected.tenant}`;
+  }
+  return null;
+};
+
+/** The problems of the checkpoint's note form: its text, the log's signature, each required witness's cosignature. */
+const noteProblems = (publicKeyPem: string, cp: Checkpoint, expected: Expected): string[] => {
+  const witnesses = expected.witnesses ?? [];
+  if (cp.note === undefined)
+    return witnesses.length > 0 ? ['the bundle holds no checkpoint note, so no witness cosignature: download it again from a service that serves notes'] : [];
+  const note = parseNote(cp.note);
+  if (!note) return ['the checkpoint note is not a signed note'];
+  const body = parseCheckpointText(note.text);
+  if (!body || note.text !== checkpointText(cp.origin, cp.size, cp.root)) return ['the checkpoint note signs another tree head than the checkpoint'];
+  const problems = noteSignedByLog(publicKeyPem, note, expected.logKey) ? [] : ['the checkpoint note is not signed by this key'];
+  for (const w of witnesses) {
+    const cosigned = signedBy(note, w);
+    if (cosigned === false) problems.push(`the cosignature of witness ${w.name} does not verify`);
+    if (cosigned === null)
+      problems.push(`witness ${w.name} did not cosign this checkpoint: it has not seen this tree, or refused it as inconsistent with the history it saw`);
+  }
+  return problems;
+};
+
 /**
- * Checks a downloaded audit log offline: the checkpoint's signature, every entry's inclusion
- * proof (which names an altered entry), a full recomputation of the root, and, when given, the
- * consistency of an earlier checkpoint with this one. Answers every problem found.
+ * Checks a downloaded audit log offline: that it is the log the auditor means (its origin),
+ * the checkpoint's signature (and its note's, and the required witnesses' cosignatures), every
+ * entry's inclusion proof (which names an altered entry), a full recomputation of the root,
+ * and, when given, the consistency of an earlier checkpoint with this one. Answers every problem found.
  */
-export const verifyBundle = (publicKeyPem: string, b: AuditBundle): string[] => {
+export const verifyBundle = (publicKeyPem: string, b: AuditBundle, expected: Expected = {}): string[] => {
   const problems: string[] = [];
   const cp = b.checkpoint;
-  if (!checkpointSigned(publicKeyPem, cp)) problems.push('the checkpoint signature does not verify with this public key');
+  const origin = originProblem(cp.origin, expected);
+  if (origin) problems.push(origin);
+  if (!checkpointSigned(publicKeyPem, cp, expected.logKey)) problems.push('the checkpoint signature does not verify with this public key');
+  problems.push(...noteProblems(publicKeyPem, cp, expected));
   if (b.entries.length !== cp.size) problems.push(`the checkpoint covers ${cp.size} entries, the log holds ${b.entries.length}`);
   const root = b64(cp.root);
   const leaves = b.entries.map((e) => leafHash(Buffer.from(e)));
@@ -55,7 +123,7 @@ export const verifyBundle = (publicKeyPem: string, b: AuditBundle): string[] => 
   if (b.entries.length === cp.size && !rootOf(leaves).equals(root)) problems.push('the root recomputed from the whole log differs from the signed root');
   if (b.previous) {
     const prev = b.previous.checkpoint;
-    if (!checkpointSigned(publicKeyPem, prev)) problems.push('the earlier checkpoint signature does not verify');
+    if (!checkpointSigned(publicKeyPem, prev, expected.logKey)) problems.push('the earlier checkpoint signature does not verify');
     else if (prev.origin !== cp.origin) problems.push('the two checkpoints are of different logs');
     else if (!verifyConsistency(prev.size, cp.size, b.previous.proof.map(b64), b64(prev.root), root))
       problems.push(`the log of size ${cp.size} does not extend the earlier checkpoint of size ${prev.size}`);

@@ -6,8 +6,9 @@ import { retentionEventSchemas, type RetentionEvent } from '../retention/events.
 import { fileEventSchemas, type FileEvent } from '../files/events.ts';
 import { collectionEventSchemas, type CollectionsFeatureEvent } from '../collections/events.ts';
 import { auditorEventSchemas, type AuditorKeyEvent } from '../auditors/keys.ts';
+import { cosignatureEventSchemas, type CosignatureEvent } from '../audit/cosignatures.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent;
+export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent | CosignatureEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
 export const eventRegistry = makeRegistry<DomainEvent>([
@@ -18,4 +19,5 @@ export const eventRegistry = makeRegistry<DomainEvent>([
   ...fileEventSchemas,
   ...collectionEventSchemas,
   ...auditorEventSchemas,
+  ...cosignatureEventSchemas,
 ]);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { startService, type Service } from '../../adapters/service.ts';
 import { newAuditKey } from '../../adapters/keys/audit-key.ts';
+import type { KeyObject } from 'node:crypto';
+import type { NoteKey } from '../../domain/audit/note.ts';
 import { freshDatabase } from './database.ts';
 import type { KafkaSettings } from '../../adapters/bus/kafka/client.ts';
 
@@ -9,6 +11,7 @@ export const ADMIN_KEY = 'test-admin-key-0123456789';
 export interface TestService extends Service {
   readonly databaseUrl: string;
   readonly masterKey: Buffer;
+  readonly auditKey: KeyObject;
   /** The last position written, visible or not yet: "writes nothing" compares it before and after. */
   lastPosition(): Promise<number>;
   /** fetch against the service with the admin key and JSON, answering status and parsed body. */
@@ -21,16 +24,28 @@ export interface TestService extends Service {
  * `shareWith`, a second process-like instance on the same database and keys.
  */
 export const startTestService = async (
-  options: { testClock?: boolean; shareWith?: TestService; kafka?: KafkaSettings; blocking?: boolean } = {},
+  options: {
+    testClock?: boolean;
+    shareWith?: TestService;
+    kafka?: KafkaSettings;
+    blocking?: boolean;
+    /** Another deployment's copy of a key, or its own (default: a new one; shared with `shareWith`). */
+    auditKey?: KeyObject;
+    logOrigin?: string;
+    witnesses?: readonly NoteKey[];
+  } = {},
 ): Promise<TestService> => {
   const db = options.shareWith ? null : await freshDatabase({ blocking: options.blocking ?? false });
   const databaseUrl = options.shareWith?.databaseUrl ?? db!.url;
   const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
+  const auditKey = options.auditKey ?? options.shareWith?.auditKey ?? newAuditKey();
   const service = await startService({
     databaseUrl,
     adminKey: ADMIN_KEY,
     masterKey,
-    auditKey: newAuditKey(),
+    auditKey,
+    ...(options.logOrigin !== undefined ? { logOrigin: options.logOrigin } : {}),
+    ...(options.witnesses ? { witnesses: options.witnesses } : {}),
     port: 0,
     testClock: options.testClock ?? false,
     ...(options.kafka ? { kafka: options.kafka } : {}),
@@ -39,6 +54,7 @@ export const startTestService = async (
     ...service,
     databaseUrl,
     masterKey,
+    auditKey,
     async lastPosition() {
       const { rows } = await service.pool.query<{ p: number | null }>('SELECT max(position) AS p FROM custodian_events');
       return Number(rows[0]?.p ?? 0);

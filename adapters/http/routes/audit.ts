@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { WitnessCommands } from '../../../commands/audit-witnesses.ts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { invalid, refusal } from '../../../domain/shared/refusal.ts';
@@ -7,12 +9,28 @@ import { tenantExists } from '../../../queries/tenants.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
+import { statusOf } from '../status.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
 
-export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; db: ReadModelStore }) => {
+/** `?size=n`: a plain decimal (no sign, exponent or spaces), the checkpoint of the tree at that size. */
+const CheckpointQuery = z.strictObject({
+  size: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,15})$/, 'a tree size is a plain decimal')
+    .transform(Number)
+    .optional(),
+});
+
+/** The note when the caller asks for text (`Accept: text/plain`, as note and checkpoint tools do), else JSON. */
+const wantsNote = (req: FastifyRequest) => {
+  const accept = req.headers.accept ?? '';
+  return /\btext\/plain\b/.test(accept) && !/\bapplication\/json\b/.test(accept);
+};
+
+export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; db: ReadModelStore; witnesses: WitnessCommands }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const known = (tenant: string) => tenantExists(deps.db, tenant);
 
@@ -29,10 +47,27 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
     },
   );
 
-  r.get('/v1/tenants/:t/audit/checkpoint', { config: AUDITOR, schema: { params: TenantParams, security, tags: ['audit'] } }, async (req, reply) => {
-    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
-    return reply.send(await deps.audit.checkpoint(req.params.t));
-  });
+  r.get(
+    '/v1/tenants/:t/audit/checkpoint',
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        querystring: CheckpointQuery,
+        security,
+        tags: ['audit'],
+        summary: 'the signed tree head: JSON, or with Accept: text/plain the C2SP signed note with every witness cosignature',
+      },
+    },
+    async (req, reply) => {
+      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      const size = await auditSize(deps.db, req.params.t);
+      if (req.query.size !== undefined && req.query.size > size) return reply.code(400).send(invalid('size', `the log holds ${size} entries`));
+      const cp = await deps.witnesses.note(req.params.t, req.query.size);
+      if (wantsNote(req)) return reply.header('content-type', 'text/plain; charset=utf-8').send(cp.note);
+      return reply.send({ origin: cp.origin, size: cp.size, root: cp.root, signature: cp.signature, note: cp.note, cosignatures: cp.cosignatures });
+    },
+  );
 
   r.get(
     '/v1/tenants/:t/audit/proof',
@@ -54,4 +89,35 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
       return reply.code(400).send(invalid('query', 'ask leaf and size (inclusion) or from and to (consistency)'));
     },
   );
+};
+
+/**
+ * `POST …/audit/checkpoint` (admin): a checkpoint note cosigned by witnesses (text/plain). Every
+ * cosignature is checked against the configured witness keys before it is kept; the note is
+ * answered with every cosignature kept for that checkpoint.
+ */
+export const auditCosignRoutes = (admin: FastifyInstance, deps: { witnesses: WitnessCommands; db: ReadModelStore }) => {
+  void admin.register(async (scope) => {
+    scope.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, String(body)));
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      '/v1/tenants/:t/audit/checkpoint',
+      {
+        schema: {
+          params: TenantParams,
+          security: [{ admin: [] }],
+          tags: ['audit'],
+          summary: 'keep witness cosignatures of a checkpoint (text/plain: the cosigned note)',
+        },
+      },
+      async (req, reply) => {
+        if (!(await tenantExists(deps.db, req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+        if (typeof req.body !== 'string')
+          return reply.code(415).send(refusal('unsupported_media_type', { reason: 'send the cosigned checkpoint note as text/plain' }));
+        const kept = await deps.witnesses.cosign(req.params.t, req.body);
+        if (E.isLeft(kept)) return reply.code(statusOf(kept.left)).send(kept.left);
+        const cp = await deps.witnesses.note(req.params.t, kept.right.size);
+        return reply.header('content-type', 'text/plain; charset=utf-8').send(cp.note);
+      },
+    );
+  });
 };

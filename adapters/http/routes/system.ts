@@ -4,6 +4,9 @@ import type { Registry } from 'prom-client';
 import type { HttpDeps } from '../deps.ts';
 import { ClockBody } from '../schemas.ts';
 import { PUBLIC } from '../route-auth.ts';
+import { z } from 'zod';
+
+const AuditKeyQuery = z.strictObject({ format: z.enum(['pem', 'vkey']).optional() });
 
 /** The public routes: health, the API document, metrics and the audit public key. */
 export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Registry) => {
@@ -32,8 +35,20 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
     return reply.header('content-type', metrics.contentType).send(text);
   });
 
-  r.get('/v1/audit-key', { config: PUBLIC, schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
-    reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey),
+  r.get(
+    '/v1/audit-key',
+    {
+      config: PUBLIC,
+      schema: {
+        querystring: AuditKeyQuery,
+        tags: ['audit'],
+        summary: 'the audit public key: PEM (SPKI), or with ?format=vkey the C2SP note verifier key of the checkpoints',
+      },
+    },
+    async (req, reply) =>
+      req.query.format === 'vkey'
+        ? reply.header('content-type', 'text/plain; charset=utf-8').send(`${deps.auditVkey}\n`)
+        : reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey),
   );
 };
 

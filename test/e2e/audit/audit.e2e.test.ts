@@ -97,7 +97,8 @@ describe('the audit log', () => {
 
   it('signs checkpoints and serves inclusion and consistency proofs that verify', async () => {
     const cp = await checkpoint();
-    expect(cp.origin).toBe('custodian/acme');
+    // No origin configured: the log's name is derived from this deployment's audit key.
+    expect(cp.origin).toMatch(/^custodian\.invalid\/[0-9a-f]{16}\/acme$/);
     expect(checkpointSigned(pem, cp)).toBe(true);
     expect(checkpointSigned(pem, { ...cp, size: cp.size - 1 })).toBe(false);
     const all = await lines();
@@ -132,7 +133,7 @@ describe('the audit log', () => {
     const bundle = await cli('audit', 'download', '--tenant', 'acme', '--previous', path.join(dir, 'before.json'));
     expect(bundle.code).toBe(0);
     writeFileSync(path.join(dir, 'bundle.json'), bundle.out);
-    const verified = await cli('audit', 'verify', path.join(dir, 'bundle.json'), '--public-key', path.join(dir, 'audit.pem'));
+    const verified = await cli('audit', 'verify', path.join(dir, 'bundle.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme');
     expect(verified).toEqual({ code: 0, out: expect.stringContaining(`consistent with the checkpoint of size ${before.size}`) });
   });
 
@@ -147,7 +148,7 @@ describe('the audit log', () => {
     ]);
     const bundle = await cli('audit', 'download', '--tenant', 'acme');
     writeFileSync(path.join(dir, 'tampered.json'), bundle.out);
-    const verified = await cli('audit', 'verify', path.join(dir, 'tampered.json'), '--public-key', path.join(dir, 'audit.pem'));
+    const verified = await cli('audit', 'verify', path.join(dir, 'tampered.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme');
     expect(verified.code).toBe(1);
     expect(verified.out).toContain(`entry ${seq} (seq ${seq}) is not the entry the signed tree holds`);
     expect(verified.out).toContain('recomputed from the whole log differs');
@@ -157,7 +158,7 @@ describe('the audit log', () => {
     const edited = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8'));
     edited.checkpoint.size += 1;
     writeFileSync(path.join(dir, 'edited.json'), JSON.stringify(edited));
-    expect((await cli('audit', 'verify', path.join(dir, 'edited.json'), '--public-key', path.join(dir, 'audit.pem'))).out).toContain(
+    expect((await cli('audit', 'verify', path.join(dir, 'edited.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme')).out).toContain(
       'signature does not verify',
     );
   });

@@ -1,0 +1,46 @@
+import type { Sql } from '../domain/ports/read-model.ts';
+import { auditProjectedTo, receiptEntry, type AuditQueries } from '../queries/audit.ts';
+import type { WitnessCommands } from './audit-witnesses.ts';
+
+/** Where a receipt's entry was logged: its index, the entry as hashed, a signed checkpoint that includes it and the inclusion proof. */
+export interface ReceiptLog {
+  readonly index: number;
+  readonly entry: string;
+  readonly checkpoint: string;
+  readonly proof: readonly string[];
+}
+
+/** The audit entry kind that carries each receipt kind. */
+const ENTRY_KIND: Readonly<Record<string, string>> = { revocation_batch: 'revocation_receipt', erasure: 'erasure' };
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Finishes a receipt with the proof that it was logged (`log`). The audit log is projected
+ * asynchronously, so this waits (as reads wait for durability) until the audit projection has
+ * applied the event that carries the receipt, then finds its entry, signs a checkpoint of the
+ * log as it is now — which includes the entry — and proves the entry's inclusion in it. When
+ * the projection does not get there within `timeoutMs` the receipt is answered without `log`.
+ */
+export const receiptLogger = (deps: { db: Sql; audit: AuditQueries; witnesses: WitnessCommands; timeoutMs?: number }) => {
+  const applied = async (position: number) => (await auditProjectedTo(deps.db)) >= position;
+
+  return async <R extends Record<string, unknown>>(tenant: string, receipt: R, position: number | null): Promise<R & { log?: ReceiptLog }> => {
+    const kind = typeof receipt.kind === 'string' ? ENTRY_KIND[receipt.kind] : undefined;
+    if (kind === undefined || typeof receipt.signature !== 'string') return receipt;
+    if (position !== null) {
+      const deadline = Date.now() + (deps.timeoutMs ?? 10_000);
+      for (let wait = 5; !(await applied(position)); wait = Math.min(100, wait * 2)) {
+        if (Date.now() > deadline) return receipt;
+        await pause(wait);
+      }
+    }
+    const found = await receiptEntry(deps.db, tenant, kind, receipt.signature);
+    if (!found) return receipt;
+    const cp = await deps.witnesses.note(tenant);
+    const { proof } = await deps.audit.inclusion(tenant, found.index, cp.size);
+    return { ...receipt, log: { index: found.index, entry: found.entry, checkpoint: cp.note, proof } };
+  };
+};
+
+export type ProveLogged = ReturnType<typeof receiptLogger>;

@@ -1,0 +1,46 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MODULE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'go-verifier');
+
+const goAvailable = () => {
+  try {
+    execFileSync('go', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The Go verifier (test/support/go-verifier: golang.org/x/mod/sumdb/note and sumdb/tlog) built
+ * once per source version into a temp directory; null when `go` is not installed.
+ */
+export const goVerifier = (): string | null => {
+  if (!goAvailable()) return null;
+  const digest = createHash('sha256');
+  for (const f of ['main.go', 'go.mod', 'go.sum']) digest.update(readFileSync(path.join(MODULE, f)));
+  const dir = path.join(tmpdir(), `custodian-go-verifier-${digest.digest('hex').slice(0, 16)}`);
+  const bin = path.join(dir, 'go-verifier');
+  if (!existsSync(bin)) {
+    mkdirSync(dir, { recursive: true });
+    // Built beside it and renamed: a build cut short never leaves a broken binary behind.
+    const partial = `${bin}.${process.pid}`;
+    execFileSync('go', ['build', '-o', partial, '.'], { cwd: MODULE, stdio: 'pipe', timeout: 300_000 });
+    renameSync(partial, bin);
+  }
+  return bin;
+};
+
+/** Runs the Go verifier on its JSON input: its exit code and the lines it printed. */
+export const runGoVerifier = (bin: string, input: unknown): Promise<{ code: number; out: string }> =>
+  new Promise((resolve) => {
+    const child = execFile(bin, [], { encoding: 'utf8' }, (error, stdout) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout }),
+    );
+    child.stdin?.end(JSON.stringify(input));
+  });
