@@ -1,7 +1,7 @@
 /* global localStorage, URLSearchParams */
 // Reading the audit log and checking it against signed checkpoints: shared by the timeline and
 // the receipt pages. Every check itself is verify.js's; this module fetches and keeps state.
-import { checkpointOfLog, extendsSeen, importPublicKey, lineIncluded } from './verify.js';
+import { checkpointOfLog, extendsSeen, importPublicKey, lineIncluded, logNameOf } from './verify.js';
 import { enc, get } from './http.js';
 
 /** Entries per page of the timeline. */
@@ -10,6 +10,9 @@ export const PAGE = 50;
 let publicKey = null;
 /** The audit public key, fetched and imported once per page load. */
 export const auditKey = async () => (publicKey ??= await importPublicKey(await get('/v1/audit-key', 'text')));
+let logName = null;
+/** This deployment's log name (its verifier key's name): every tenant's origin starts with it. */
+export const auditLogName = async () => (logName ??= logNameOf(await get('/v1/audit-key?format=vkey', 'text')));
 
 /** A link to the timeline page holding entry `seq`, opened there. */
 export const entryLink = (seq) => `#/audit?from=${Math.floor(seq / PAGE) * PAGE}&open=${seq}`;
@@ -37,7 +40,7 @@ export const readLog = async (tenant, params = {}) => {
   let { lines, checkpoint } = await read();
   // Entries appended between the two reads: the checkpoint is read once more.
   if (lines.some((l) => (seqOf(l) ?? 0) >= checkpoint.size)) ({ lines, checkpoint } = await read());
-  const { signed, ofThisLog } = await checkpointOfLog(await auditKey(), checkpoint, tenant);
+  const { signed, ofThisLog } = await checkpointOfLog(await auditKey(), checkpoint, tenant, await auditLogName());
   return { lines, checkpoint, signed, ofThisLog };
 };
 
@@ -117,7 +120,7 @@ export const consistencyWithSeen = async (tenant, log) => {
     seen = null;
   }
   const fetchProof = (from, to) => get(`/v1/tenants/${enc(tenant)}/audit/proof?from=${from}&to=${to}`);
-  const result = await extendsSeen(await auditKey(), seen, log.checkpoint, tenant, fetchProof);
+  const result = await extendsSeen(await auditKey(), seen, log.checkpoint, tenant, fetchProof, await auditLogName());
   // A tree that failed to extend the one seen, or one not verified as this tenant's, is never the new reference.
   if (log.signed && (!result || result.ok) && log.checkpoint.size > 0) localStorage.setItem(storeKey(tenant), JSON.stringify(log.checkpoint));
   return { result, seen };

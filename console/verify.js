@@ -146,11 +146,22 @@ export const canonicalJson = (value) => {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
 };
 
-/** A receipt (revocation, erasure): Ed25519 over the canonical JSON of the object without `signature`. */
+/**
+ * Receipts are signed under this prefix, so a receipt's signature can never pass for a
+ * checkpoint's nor the reverse (the service's `RECEIPT_PREFIX`).
+ */
+export const RECEIPT_PREFIX = 'custodian-receipt/v1\n';
+
+/**
+ * A receipt (revocation, erasure): Ed25519 over the prefix and the canonical JSON of the object
+ * without `signature` and `log` (the proof that it was logged, which proves itself). A receipt
+ * issued before the prefix, which carries no `log`, was signed over the canonical JSON alone.
+ */
 export const receiptSigned = async (key, receipt) => {
   if (!receipt || typeof receipt !== 'object' || Array.isArray(receipt) || typeof receipt.signature !== 'string') return false;
-  const { signature, ...body } = receipt;
-  return verifySignature(key, signature, canonicalJson(body));
+  const { signature, log, ...body } = receipt;
+  if (await verifySignature(key, signature, RECEIPT_PREFIX + canonicalJson(body))) return true;
+  return log === undefined && verifySignature(key, signature, canonicalJson(body));
 };
 
 /** A receipt given as text: one changed byte anywhere (even in a name) either breaks the JSON or the signature. */
@@ -187,12 +198,18 @@ export const lineIncluded = async (line, proof, checkpoint) => {
   return { ok: true, reason: 'included in the signed tree', ...shown };
 };
 
-/** The log a tenant's checkpoints must name: a checkpoint of any other log proves nothing for it. */
-export const originOf = (tenant) => `custodian/${tenant}`;
+/**
+ * The log a tenant's checkpoints must name, `<log name>/<tenant>` (the log name is the
+ * deployment's: the name of its verifier key): a checkpoint of any other log proves nothing for it.
+ */
+export const originOf = (tenant, logName) => `${logName}/${tenant}`;
+
+/** The log name a note verifier key (`<name>+<hex id>+<base64 key>`) gives. */
+export const logNameOf = (vkey) => String(vkey).trim().split('+')[0];
 
 /** A checkpoint of this tenant's log (its origin) whose signature the audit key verifies. */
-export const checkpointOfLog = async (key, checkpoint, tenant) => {
-  const ofThisLog = !!checkpoint && checkpoint.origin === originOf(tenant);
+export const checkpointOfLog = async (key, checkpoint, tenant, logName) => {
+  const ofThisLog = !!checkpoint && checkpoint.origin === originOf(tenant, logName);
   return { ofThisLog, signed: ofThisLog && (await checkpointSigned(key, checkpoint)) };
 };
 
@@ -201,8 +218,8 @@ export const checkpointOfLog = async (key, checkpoint, tenant) => {
  * this tenant's log, `seen` signed, and the consistency proof (`proof`, the service's answer
  * to ?from=seen.size&to=checkpoint.size) holds. Null when there is nothing to compare with.
  */
-export const extendsSeen = async (key, seen, checkpoint, tenant, fetchProof) => {
-  if (!seen || seen.origin !== originOf(tenant) || !(await checkpointSigned(key, seen)) || seen.size === 0) return null;
+export const extendsSeen = async (key, seen, checkpoint, tenant, fetchProof, logName) => {
+  if (!seen || seen.origin !== originOf(tenant, logName) || !(await checkpointSigned(key, seen)) || seen.size === 0) return null;
   if (checkpoint.origin !== seen.origin) return { ok: false, reason: `the checkpoint is of another log (${checkpoint.origin})` };
   if (seen.size > checkpoint.size) return { ok: false, reason: `the log shrank from ${seen.size} to ${checkpoint.size} entries` };
   let proof;

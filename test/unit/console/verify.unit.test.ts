@@ -25,13 +25,14 @@ interface VerifyModule {
   canonicalJson(value: unknown): string;
   receiptSigned(key: unknown, receipt: unknown): Promise<boolean>;
   receiptTextSigned(key: unknown, text: string): Promise<boolean>;
-  checkpointOfLog(key: unknown, cp: unknown, tenant: string): Promise<{ signed: boolean; ofThisLog: boolean }>;
+  checkpointOfLog(key: unknown, cp: unknown, tenant: string, logName: string): Promise<{ signed: boolean; ofThisLog: boolean }>;
   extendsSeen(
     key: unknown,
     seen: unknown,
     cp: unknown,
     tenant: string,
     fetchProof: (from: number, to: number) => Promise<{ proof: string[] }>,
+    logName: string,
   ): Promise<{ ok: boolean; reason: string } | null>;
 }
 
@@ -155,17 +156,17 @@ describe('signatures under WebCrypto Ed25519', () => {
     const texts = Array.from({ length: 7 }, (_, i) => `entry ${i}`);
     const log = tree(texts);
     const seen = log.checkpoint(4);
-    expect(await verify.checkpointOfLog(key, seen, 'acme')).toEqual({ signed: true, ofThisLog: true });
-    expect(await verify.checkpointOfLog(key, seen, 'other')).toEqual({ signed: false, ofThisLog: false });
-    expect(await verify.extendsSeen(key, null, log.checkpoint(7), 'acme', log.fetchProof)).toBeNull();
-    expect(await verify.extendsSeen(key, seen, log.checkpoint(7), 'acme', log.fetchProof)).toMatchObject({ ok: true });
-    expect(await verify.extendsSeen(key, seen, log.checkpoint(4), 'acme', log.fetchProof)).toMatchObject({ ok: true });
+    expect(await verify.checkpointOfLog(key, seen, 'acme', 'custodian')).toEqual({ signed: true, ofThisLog: true });
+    expect(await verify.checkpointOfLog(key, seen, 'other', 'custodian')).toEqual({ signed: false, ofThisLog: false });
+    expect(await verify.extendsSeen(key, null, log.checkpoint(7), 'acme', log.fetchProof, 'custodian')).toBeNull();
+    expect(await verify.extendsSeen(key, seen, log.checkpoint(7), 'acme', log.fetchProof, 'custodian')).toMatchObject({ ok: true });
+    expect(await verify.extendsSeen(key, seen, log.checkpoint(4), 'acme', log.fetchProof, 'custodian')).toMatchObject({ ok: true });
     const rewritten = tree(texts.map((t, i) => (i === 1 ? 'entry one, rewritten' : t)));
-    expect(await verify.extendsSeen(key, seen, rewritten.checkpoint(7), 'acme', rewritten.fetchProof)).toMatchObject({ ok: false });
-    expect(await verify.extendsSeen(key, log.checkpoint(7), log.checkpoint(4), 'acme', log.fetchProof)).toMatchObject({
+    expect(await verify.extendsSeen(key, seen, rewritten.checkpoint(7), 'acme', rewritten.fetchProof, 'custodian')).toMatchObject({ ok: false });
+    expect(await verify.extendsSeen(key, log.checkpoint(7), log.checkpoint(4), 'acme', log.fetchProof, 'custodian')).toMatchObject({
       ok: false,
       reason: expect.stringContaining('shrank'),
     });
-    expect(await verify.extendsSeen(key, seen, log.checkpoint(7, 'custodian/other'), 'acme', log.fetchProof)).toMatchObject({ ok: false });
+    expect(await verify.extendsSeen(key, seen, log.checkpoint(7, 'custodian/other'), 'acme', log.fetchProof, 'custodian')).toMatchObject({ ok: false });
   });
 });
