@@ -11,6 +11,7 @@ import { checkRequestTarget } from './request-target.ts';
 import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { answerFrameworkError, refusalOfError } from './errors.ts';
+import { messageOnRefusal } from './refusal-hook.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { startupRoutes } from './routes/startup.ts';
 import { filesRoutes } from './routes/files.ts';
@@ -88,8 +89,13 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
     if (bad) throw refusalError(bad);
   });
 
+  // Every refusal leaves with a message, whichever route or hook answered it.
+  app.addHook('onSend', messageOnRefusal);
+
   app.setErrorHandler((error, req, reply) => {
-    const { status, body } = refusalOfError(error as FastifyError);
+    const schema = req.routeOptions.schema as Record<string, unknown> | undefined;
+    const data = { body: req.body, querystring: req.query, params: req.params, headers: req.headers };
+    const { status, body } = refusalOfError(error as FastifyError, { schema: schema ?? {}, data });
     if (status >= 500) req.log.error({ err: error }, 'request failed');
     // Refused before its body was read (too large, or a type we do not parse): do not read it.
     if (status === 413 || status === 415) closeIfBodyPending(req, reply);
