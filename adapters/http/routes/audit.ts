@@ -8,6 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
+import { Answers, ok, okAs } from '../responses.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
@@ -18,7 +19,17 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
 
   r.get(
     '/v1/tenants/:t/audit',
-    { config: AUDITOR, schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } },
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        querystring: AuditQuery,
+        security,
+        tags: ['audit'],
+        summary: "the tenant's audit stream as JSON Lines, oldest first, filtered",
+        response: okAs('application/x-ndjson', 'JSON Lines, one audit entry a line'),
+      },
+    },
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       const { view, budget, query, ...filters } = req.query;
@@ -29,14 +40,37 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
     },
   );
 
-  r.get('/v1/tenants/:t/audit/checkpoint', { config: AUDITOR, schema: { params: TenantParams, security, tags: ['audit'] } }, async (req, reply) => {
-    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
-    return reply.send(await deps.audit.checkpoint(req.params.t));
-  });
+  r.get(
+    '/v1/tenants/:t/audit/checkpoint',
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        security,
+        tags: ['audit'],
+        summary: 'the signed tree head of the audit log',
+        response: ok(Answers.checkpoint, 'the checkpoint'),
+      },
+    },
+    async (req, reply) => {
+      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      return reply.send(await deps.audit.checkpoint(req.params.t));
+    },
+  );
 
   r.get(
     '/v1/tenants/:t/audit/proof',
-    { config: AUDITOR, schema: { params: TenantParams, querystring: ProofQuery, security, tags: ['audit'] } },
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        querystring: ProofQuery,
+        security,
+        tags: ['audit'],
+        summary: 'an inclusion proof (leaf, size) or a consistency proof (from, to)',
+        response: ok(Answers.proof, 'the proof'),
+      },
+    },
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       const size = await auditSize(deps.db, req.params.t);

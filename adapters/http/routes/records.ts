@@ -11,6 +11,7 @@ import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { MAX_RECORDS_REQUEST_BYTES } from '../body-limits.ts';
 import { fitRecordsAnswer, splitRecordsBody } from '../fitted.ts';
 import { refusalOfIssue, type SchemaIssue } from '../schema-refusal.ts';
+import { bodyCheckedByHandler, ok, RecordsAnswer } from '../responses.ts';
 
 /** The records API is a service (commands/records-service.ts); this route parses, calls and answers. */
 export interface RecordsDeps {
@@ -72,7 +73,14 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
       config: TICKET,
       bodyLimit: MAX_RECORDS_REQUEST_BYTES,
       onRequest: gate,
-      schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
+      validatorCompiler: bodyCheckedByHandler,
+      schema: {
+        tags: ['records'],
+        summary: 'put, get, history and list plugin records (Bearer <ticket>)',
+        security: [{ ticket: [] }],
+        body: RecordsRequest,
+        response: ok(RecordsAnswer, 'the answer of the op; every answer, refusal or not, names job_purpose'),
+      },
     },
     async (req, reply) => {
       const admission = admittedCall(req);

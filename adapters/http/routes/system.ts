@@ -4,36 +4,57 @@ import type { Registry } from 'prom-client';
 import type { HttpDeps } from '../deps.ts';
 import { ClockBody } from '../schemas.ts';
 import { PUBLIC } from '../route-auth.ts';
+import { Answers, ok, okAs } from '../responses.ts';
 
 /** The public routes: health, the API document, metrics and the audit public key. */
 export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Registry) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.get('/healthz', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) => {
-    try {
-      await deps.db.query('SELECT 1');
-      return {
-        status: 'ok',
-        event_store: deps.store.name,
-        checkpoints: deps.runner.checkpoints(),
-        relay: deps.relay ? { topic: deps.relay.topic, position: deps.relay.position() } : null,
-      };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', reason: 'the database does not answer' });
-    }
-  });
+  r.get(
+    '/healthz',
+    {
+      config: PUBLIC,
+      schema: {
+        tags: ['system'],
+        summary: 'health: the database answers',
+        response: { ...ok(Answers.health, 'healthy'), ...ok(Answers.unhealthy, 'the database does not answer', 503) },
+      },
+    },
+    async (_req, reply) => {
+      try {
+        await deps.db.query('SELECT 1');
+        return {
+          status: 'ok',
+          event_store: deps.store.name,
+          checkpoints: deps.runner.checkpoints(),
+          relay: deps.relay ? { topic: deps.relay.topic, position: deps.relay.position() } : null,
+        };
+      } catch {
+        return reply.code(503).send({ status: 'unavailable', reason: 'the database does not answer' });
+      }
+    },
+  );
 
   r.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
 
-  r.get('/metrics', { config: PUBLIC, schema: { tags: ['system'] } }, async (_req, reply) => {
-    // The log gauges read the database on scrape: when it does not answer, say so, as /healthz does.
-    const text = await metrics.metrics().catch(() => null);
-    if (text === null) return reply.code(503).send({ error: 'unavailable', reason: 'the database does not answer' });
-    return reply.header('content-type', metrics.contentType).send(text);
-  });
+  r.get(
+    '/metrics',
+    { config: PUBLIC, schema: { tags: ['system'], summary: 'Prometheus metrics', response: okAs('text/plain', 'Prometheus text format') } },
+    async (_req, reply) => {
+      // The log gauges read the database on scrape: when it does not answer, say so, as /healthz does.
+      const text = await metrics.metrics().catch(() => null);
+      if (text === null) return reply.code(503).send({ error: 'unavailable', reason: 'the database does not answer' });
+      return reply.header('content-type', metrics.contentType).send(text);
+    },
+  );
 
-  r.get('/v1/audit-key', { config: PUBLIC, schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)' } }, async (_req, reply) =>
-    reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey),
+  r.get(
+    '/v1/audit-key',
+    {
+      config: PUBLIC,
+      schema: { tags: ['audit'], summary: 'the audit public key (PEM, SPKI)', response: okAs('application/x-pem-file', 'the public key, PEM') },
+    },
+    async (_req, reply) => reply.header('content-type', 'application/x-pem-file').send(deps.auditPublicKey),
   );
 };
 
@@ -41,7 +62,21 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
 export const clockRoutes = (admin: FastifyInstance, deps: HttpDeps) => {
   if (!deps.testClock) return;
   const clock = deps.testClock;
-  admin.withTypeProvider<ZodTypeProvider>().post('/v1/_clock', { schema: { body: ClockBody, security: [{ admin: [] }], tags: ['system'] } }, async (req) => ({
-    now_ms: clock.advance(req.body.advance_ms),
-  }));
+  admin
+    .withTypeProvider<ZodTypeProvider>()
+    .post(
+      '/v1/_clock',
+      {
+        schema: {
+          body: ClockBody,
+          security: [{ admin: [] }],
+          tags: ['system'],
+          summary: 'moves the service clock forward (test clock only)',
+          response: ok(Answers.clock, 'the service clock now'),
+        },
+      },
+      async (req) => ({
+        now_ms: clock.advance(req.body.advance_ms),
+      }),
+    );
 };
