@@ -200,7 +200,14 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
       const a = who(req);
       if (!a) return denied(reply);
       const got = await deps.collections.get(a.tenant, a.agent, req.params.collection, req.params.id);
-      if (E.isRight(got) && got.right === null) return reply.code(404).send({ error: 'not_found' });
+      if (E.isRight(got) && got.right === null)
+        return refuse(
+          reply,
+          refusal('not_found', {
+            what: 'record',
+            message: `records: no record ${JSON.stringify(req.params.id)} in ${req.params.collection}: put it first, or check the id`,
+          }),
+        );
       return send(reply, got, (e) => ({ value: e!.value, createdAt: e!.createdAt, updatedAt: e!.updatedAt }));
     },
   );

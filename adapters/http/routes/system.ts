@@ -62,21 +62,19 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
 export const clockRoutes = (admin: FastifyInstance, deps: HttpDeps) => {
   if (!deps.testClock) return;
   const clock = deps.testClock;
-  admin
-    .withTypeProvider<ZodTypeProvider>()
-    .post(
-      '/v1/_clock',
-      {
-        schema: {
-          body: ClockBody,
-          security: [{ admin: [] }],
-          tags: ['system'],
-          summary: 'moves the service clock forward (test clock only)',
-          response: ok(Answers.clock, 'the service clock now'),
-        },
+  admin.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/_clock',
+    {
+      schema: {
+        body: ClockBody,
+        security: [{ admin: [] }],
+        tags: ['system'],
+        summary: 'moves the service clock forward (test clock only)',
+        response: ok(Answers.clock, 'the service clock now'),
       },
-      async (req) => ({
-        now_ms: clock.advance(req.body.advance_ms),
-      }),
-    );
+    },
+    async (req) => ({
+      now_ms: clock.advance(req.body.advance_ms),
+    }),
+  );
 };

@@ -31,6 +31,10 @@ const PUBLIC_ROUTES = [
   'HEAD /console',
   'GET /console/:file',
   'HEAD /console/:file',
+  // Where to go, and the browsable API reference of /openapi.json: they hold no data either.
+  'GET /',
+  'HEAD /',
+  ...['', '/', '/json', '/yaml', '/static/index.html', '/static/swagger-initializer.js', '/static/*'].flatMap((p) => [`GET /docs${p}`, `HEAD /docs${p}`]),
 ];
 
 beforeAll(async () => {
