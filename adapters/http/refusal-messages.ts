@@ -26,7 +26,7 @@ const notFound = (r: Fields): string => {
 export const MESSAGES: Readonly<Record<RefusalCode, (r: Fields) => string>> = {
   invalid: (r) => {
     const field = str(r.field);
-    const reason = why(r, 'not accepted');
+    const reason = why(r, 'the request was not accepted: check it against the reference at /docs');
     return field && !reason.startsWith(field) ? `${field}: ${reason}` : reason;
   },
   unsupported_media_type: (r) => `this media type is not accepted: ${why(r, 'send application/json')}`,

@@ -155,7 +155,7 @@ const unknownField = (issue: SchemaIssue, schema: unknown, data: unknown, root: 
   const where = issue.path.length === 0 ? (root.length === 0 ? 'the body' : root.join('.')) : fieldName(root, issue.path);
   const what = fields.length === 1 ? `${fields[0]} is not a field of ${where}` : `${list(fields)} are not fields of ${where}`;
   const hint = home ? `; ${home} options go under "${home}": put them under ${home}, as {"${home}": {…}}` : '';
-  const message = `${what}${hint}; the fields allowed there are ${list(allowed)}`;
+  const message = `${what}${hint}; ${allowed.length === 0 ? 'send no fields there' : `the fields allowed there are ${list(allowed)}`}`;
   return refusal('invalid', { field, reason: 'unknown field', allowed, message });
 };
 

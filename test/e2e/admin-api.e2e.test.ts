@@ -211,7 +211,9 @@ describe('admin API: every refusal is a 4xx JSON error that writes nothing', () 
 
       const unknown = await svc.admin(method, path, { ...(good as object), surprise: true });
       expectRefusal(unknown, 400);
-      expect(unknown.body).toEqual({ error: 'invalid', message: expect.any(String), field: 'surprise', reason: 'unknown field' });
+      expect(unknown.body).toEqual({ error: 'invalid', message: expect.any(String), field: 'surprise', reason: 'unknown field', allowed: expect.any(Array) });
+      expect(unknown.body.allowed).not.toContain('surprise');
+      expect(unknown.body.message).toContain('surprise is not a field of the body');
 
       const wrong = await svc.admin(method, path, wrongType);
       expectRefusal(wrong, 400);

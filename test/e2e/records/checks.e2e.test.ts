@@ -30,7 +30,7 @@ describe('check 1: ticket and fence', () => {
     const none = await fetch(`${svc.url}/v1/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"op":"list"}' });
     expect(none.status).toBe(401);
     expect(await none.json()).toEqual({ error: 'ticket', message: expect.any(String), job_purpose: '' });
-    expect(await records(svc, 'not-a-ticket', { op: 'list' })).toEqual({ status: 401, body: { error: 'ticket', job_purpose: '' } });
+    expect(await records(svc, 'not-a-ticket', { op: 'list' })).toEqual({ status: 401, body: { error: 'ticket', message: expect.any(String), job_purpose: '' } });
     const c = await caller(svc, 'acme');
     await svc.admin('POST', `/v1/tenants/acme/jobs/${c.job}/calls/${c.call}/end`);
     expect((await c.rec({ op: 'list' })).status).toBe(401);
@@ -50,7 +50,7 @@ describe('check 1: ticket and fence', () => {
     const ticket = minted.body._meta['oz0/records'].ticket;
     expect((await records(svc, ticket, { op: 'list' })).status).toBe(200);
     await svc.admin('POST', '/v1/_clock', { advance_ms: 120_000 });
-    expect(await records(svc, ticket, { op: 'list' })).toEqual({ status: 403, body: { error: 'revoked', job_purpose: '' } });
+    expect(await records(svc, ticket, { op: 'list' })).toEqual({ status: 403, body: { error: 'revoked', message: expect.any(String), job_purpose: '' } });
   });
 });
 
