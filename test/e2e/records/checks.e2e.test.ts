@@ -30,7 +30,10 @@ describe('check 1: ticket and fence', () => {
     const none = await fetch(`${svc.url}/v1/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"op":"list"}' });
     expect(none.status).toBe(401);
     expect(await none.json()).toEqual({ error: 'ticket', message: expect.any(String), job_purpose: '' });
-    expect(await records(svc, 'not-a-ticket', { op: 'list' })).toEqual({ status: 401, body: { error: 'ticket', message: expect.any(String), job_purpose: '' } });
+    expect(await records(svc, 'not-a-ticket', { op: 'list' })).toEqual({
+      status: 401,
+      body: { error: 'ticket', message: expect.any(String), job_purpose: '' },
+    });
     const c = await caller(svc, 'acme');
     await svc.admin('POST', `/v1/tenants/acme/jobs/${c.job}/calls/${c.call}/end`);
     expect((await c.rec({ op: 'list' })).status).toBe(401);
