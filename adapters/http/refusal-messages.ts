@@ -11,7 +11,7 @@ import type { Refusal, RefusalCode } from '../../domain/shared/refusal.ts';
 type Fields = Readonly<Record<string, unknown>>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-/** `reason`, followed by a fix when the reason does not already say one. */
+/** The refusal's own `reason` (it says what to change), or the code's fallback sentence. */
 const why = (r: Fields, fallback: string) => str(r.reason) ?? fallback;
 
 const notFound = (r: Fields): string => {
