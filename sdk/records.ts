@@ -168,7 +168,8 @@ const httpTransport = (url: string, key: string): Transport => {
     } catch {
       // A body that is not JSON is reported by status below.
     }
-    if (res.status >= 400 && !(res.status === 404 && json.error === 'not_found' && json.message === undefined))
+    // An absent record (`what: record`; older services sent no message) is an answer, not a failure.
+    if (res.status >= 400 && !(res.status === 404 && json.error === 'not_found' && (json.what === 'record' || json.message === undefined)))
       fail(
         typeof json.message === 'string'
           ? json.message

@@ -1,4 +1,6 @@
 import type { Socket } from 'node:net';
+import type { Refusal } from '../../domain/shared/refusal.ts';
+import { withMessage } from './refusal-messages.ts';
 
 /**
  * Requests node's HTTP parser cannot read (a malformed request line, a target with bytes a
@@ -13,7 +15,7 @@ export const answerClientError = (error: Error & { code?: string }, socket: Sock
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request Header Fields Too Large', { error: 'too_large', field: 'headers', reason: 'the request headers are too large' }]
         : [400, 'Bad Request', { error: 'invalid', field: 'request', reason: 'not a well-formed HTTP request' }];
-  const json = JSON.stringify(body);
+  const json = JSON.stringify(withMessage(body as unknown as Refusal));
   if (socket.writable)
     socket.write(
       `HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`,

@@ -2,30 +2,36 @@ import { TamperedLog } from '../../domain/ports/event-store.ts';
 import { statusOf } from './status.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { Refusal } from '../../domain/shared/refusal.ts';
+import { refusal, type Refusal } from '../../domain/shared/refusal.ts';
+import { isAgentPath, withMessage } from './refusal-messages.ts';
+import { refusalOfIssue, type SchemaIssue } from './schema-refusal.ts';
 
 interface ValidationItem {
   keyword?: string;
   instancePath?: string;
   message?: string;
-  params?: { keys?: readonly string[] };
+  params?: Record<string, unknown>;
 }
 
-/** `settings.caps.records`, or `query.limit` outside the body; an unknown key names itself. */
-const fieldOf = (context: string | undefined, item: ValidationItem): string => {
-  const path = (item.instancePath ?? '').split('/').filter(Boolean);
-  if (item.keyword === 'unrecognized_keys' && item.params?.keys?.[0]) path.push(item.params.keys[0]);
-  const where = context === 'body' || context === undefined ? [] : [context];
-  return [...where, ...path].join('.') || context || 'body';
-};
+/** Where a schema error came from: the schema and the data it was checked against. */
+export interface ValidationSource {
+  readonly schema?: Partial<Record<string, unknown>>;
+  readonly data?: Partial<Record<string, unknown>>;
+}
 
-const reasonOf = (item: ValidationItem): string => (item.keyword === 'unrecognized_keys' ? 'unknown field' : (item.message ?? 'invalid'));
+/** A validation item (fastify-type-provider-zod's form) as the zod issue it was made from. */
+const issueOf = (item: ValidationItem): SchemaIssue => ({
+  ...(item.params ?? {}),
+  code: item.keyword ?? 'custom',
+  path: (item.instancePath ?? '').split('/').filter(Boolean),
+  message: item.message ?? 'invalid',
+});
 
 /**
  * Turns whatever fastify or the schema layer threw into a refusal body. Anything we did
  * not foresee is still answered as JSON; only a true server fault becomes a 500.
  */
-export const refusalOfError = (error: FastifyError & { refusal?: Refusal }): { status: number; body: Refusal } => {
+export const refusalOfError = (error: FastifyError & { refusal?: Refusal }, source: ValidationSource = {}): { status: number; body: Refusal } => {
   if (error.refusal) return { status: error.statusCode ?? 400, body: error.refusal };
   // The log did not verify where a fold met it: a refusal to act, never a guess (nor a bare 500).
   if ((error as unknown) instanceof TamperedLog) {
@@ -34,7 +40,11 @@ export const refusalOfError = (error: FastifyError & { refusal?: Refusal }): { s
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const first = (error.validation[0] ?? {}) as ValidationItem;
-    return { status: 400, body: { error: 'invalid', field: fieldOf(error.validationContext, first), reason: reasonOf(first) } };
+    // `settings.caps.records` in a body; `querystring.limit` outside it.
+    const context = error.validationContext;
+    const root = context === 'body' || context === undefined ? [] : [context];
+    const key = context ?? 'body';
+    return { status: 400, body: refusalOfIssue(issueOf(first), source.schema?.[key], source.data?.[key], root) };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON':
@@ -61,7 +71,7 @@ export const refusalOfError = (error: FastifyError & { refusal?: Refusal }): { s
 export const answerFrameworkError = (error: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
   if ((error.statusCode ?? 500) >= 500) {
     req.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: 'internal' });
+    return reply.code(500).send(withMessage({ error: 'internal' }));
   }
   const reason =
     error.code === 'FST_ERR_BAD_URL'
@@ -69,5 +79,5 @@ export const answerFrameworkError = (error: FastifyError, req: FastifyRequest, r
       : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? 'a path segment is too long'
         : error.message;
-  return reply.code(400).send({ error: 'invalid', field: 'path', reason });
+  return reply.code(400).send(withMessage(refusal('invalid', { field: 'path', reason }), isAgentPath(req.url)));
 };

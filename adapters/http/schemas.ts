@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AUDIT_KINDS } from '../../domain/audit/kinds.ts';
+import { TimeParam } from './time-param.ts';
 import { FitParams } from './fit-params.ts';
 import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
 
@@ -186,13 +188,18 @@ export const plainDecimal = (what: string, min: number, max: number) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `${what}: from ${min} to ${max}`);
 
+// A filter value that could never match is refused, not answered with an empty stream.
 export const AuditQuery = z.strictObject({
   job: z.string().max(200).optional(),
-  record: z.string().max(500).optional(),
-  kind: z.string().max(64).optional(),
+  record: z
+    .string()
+    .max(500)
+    .regex(/^[^#]+#[^#]+(#(0|[1-9][0-9]{0,15}))?$/, 'a record is <scope>#<key> or <scope>#<key>#<version>, with # sent as %23 (tenant%23decisions/deploy)')
+    .optional(),
+  kind: z.enum(AUDIT_KINDS).optional(),
   subject: z.string().max(200).optional(),
-  since: z.coerce.number().int().min(0).optional(),
-  until: z.coerce.number().int().min(0).optional(),
+  since: TimeParam.optional(),
+  until: TimeParam.optional(),
   epoch: z.coerce.number().int().min(0).optional(),
   // Paging (the console): entries from this seq on, or the last ones before it; at most `limit`.
   from_seq: plainDecimal('from_seq, an entry index', 0, Number.MAX_SAFE_INTEGER).optional(),

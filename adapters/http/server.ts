@@ -1,6 +1,9 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { declaresSuccess, withRefusalResponses } from './responses.ts';
+import { docsRoutes } from './docs.ts';
+import { homeRoutes } from './routes/home.ts';
 import type { Logger } from 'pino';
 import { adminScope, authorise, closeIfBodyPending, type AuthKind } from './route-auth.ts';
 import { admissionOf } from './admitted.ts';
@@ -11,6 +14,7 @@ import { checkRequestTarget } from './request-target.ts';
 import { answerClientError } from './client-errors.ts';
 import type { HttpDeps } from './deps.ts';
 import { answerFrameworkError, refusalOfError } from './errors.ts';
+import { messageOnRefusal } from './refusal-hook.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { startupRoutes } from './routes/startup.ts';
 import { filesRoutes } from './routes/files.ts';
@@ -51,7 +55,8 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
     ...(logger ? {} : { logger: false }),
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  // Response schemas document the answers (/openapi.json); what a handler answered is written as it is.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   // Every route, as registered, with the credential it declared: the hostile tests walk it.
   // Read when asked: the admin scope's own onRoute hook (which runs after this one) sets it.
@@ -65,6 +70,14 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
           return route.config?.auth;
         },
       });
+  });
+
+  // Every documented route declares its success answer; each gets the refusal body beside it.
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ?? {}) as { hide?: boolean; response?: Record<string, unknown> };
+    if (schema.hide) return;
+    if (!declaresSuccess(schema.response)) throw new Error(`${String(route.method)} ${route.url}: declare its success answer (schema.response)`);
+    route.schema = { ...schema, response: withRefusalResponses(schema.response!) };
   });
 
   // JSON only (the import route adds JSON Lines for itself): any other media type is a 415.
@@ -89,8 +102,13 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
     if (bad) throw refusalError(bad);
   });
 
+  // Every refusal leaves with a message, whichever route or hook answered it.
+  app.addHook('onSend', messageOnRefusal);
+
   app.setErrorHandler((error, req, reply) => {
-    const { status, body } = refusalOfError(error as FastifyError);
+    const schema = req.routeOptions.schema as Record<string, unknown> | undefined;
+    const data = { body: req.body, querystring: req.query, params: req.params, headers: req.headers };
+    const { status, body } = refusalOfError(error as FastifyError, { schema: schema ?? {}, data });
     if (status >= 500) req.log.error({ err: error }, 'request failed');
     // Refused before its body was read (too large, or a type we do not parse): do not read it.
     if (status === 413 || status === 415) closeIfBodyPending(req, reply);
@@ -108,6 +126,8 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
         securitySchemes: {
           admin: { type: 'http', scheme: 'bearer', description: 'The admin key' },
           auditor: { type: 'http', scheme: 'bearer', description: "An auditor key: reads its tenant's audit stream, checkpoints, proofs and receipts" },
+          ticket: { type: 'http', scheme: 'bearer', description: 'A call ticket: _meta["oz0/records"].ticket of a live call' },
+          agent: { type: 'http', scheme: 'bearer', description: 'An agent key: the agent records API of one agent' },
         },
       },
     },
@@ -139,6 +159,8 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
   resultsRoutes(app, { service: deps.records.service, results: deps.results, runner: deps.runner });
   if (deps.agent) agentRoutes(app, deps.agent);
   systemRoutes(app, deps, metrics.registry);
+  homeRoutes(app);
+  await docsRoutes(app);
   await app.ready();
   return Object.assign(app, { routeTable }) as CustodianServer;
 };

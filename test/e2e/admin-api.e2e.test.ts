@@ -32,7 +32,7 @@ describe('admin API: tenants and plugins', () => {
     expect(patched.body.tenant.settings).toMatchObject({ label_walls: [['secret', 'public']], retention_days: 30 });
     const read = await svc.admin('GET', '/v1/tenants/beta');
     expect(read.body.tenant).toMatchObject({ id: 'beta', settings: { label_walls: [['secret', 'public']], grants: { notes: ['plugin:search'] } } });
-    expect((await svc.admin('POST', '/v1/tenants', { id: 'beta' })).body).toEqual({ error: 'already_exists', tenant: 'beta' });
+    expect((await svc.admin('POST', '/v1/tenants', { id: 'beta' })).body).toEqual({ error: 'already_exists', message: expect.any(String), tenant: 'beta' });
     expect((await svc.admin('PATCH', '/v1/tenants/nobody', { retention_days: 1 })).status).toBe(404);
   });
 
@@ -126,7 +126,7 @@ describe('admin API: jobs and calls', () => {
     expect(await resolveTicket(svc.pool, minted.body._meta['oz0/records'].ticket)).toBeNull();
     const refused = await svc.admin('POST', '/v1/tenants/acme/jobs/j-end/calls', { function: 'save' });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ error: 'job_not_running', status: 'ended' });
+    expect(refused.body).toEqual({ error: 'job_not_running', message: expect.any(String), status: 'ended' });
     const again = await job('j-end');
     expect(again.status).toBe(201);
     expect(again.body.job).toMatchObject({ run: 2, status: 'running' });
@@ -138,22 +138,32 @@ describe('admin API: jobs and calls', () => {
     expect(moved.status).toBe(200);
     expect(moved.body.now_ms).toBeGreaterThan(Date.now() + 59_000);
     const refused = await svc.admin('POST', '/v1/tenants/acme/jobs/j-clock/calls', { function: 'save' });
-    expect(refused.body).toEqual({ error: 'job_not_running', status: 'expired' });
+    expect(refused.body).toEqual({ error: 'job_not_running', message: expect.any(String), status: 'expired' });
   });
 
   it('answers unknown tenants, jobs, calls and routes with 404 JSON', async () => {
     expect((await svc.admin('POST', '/v1/tenants/nobody/jobs', { agent: 'scribe', plugin: 'notes', subject: 's' })).body).toEqual({
       error: 'not_found',
+      message: expect.any(String),
       what: 'tenant',
     });
     expect((await svc.admin('POST', '/v1/tenants/acme/jobs', { agent: 'scribe', plugin: 'ghost', subject: 's' })).body).toEqual({
       error: 'not_found',
+      message: expect.any(String),
       what: 'plugin',
       plugin: 'ghost',
     });
     expect((await svc.admin('GET', '/v1/tenants/acme/jobs/none')).status).toBe(404);
-    expect((await svc.admin('POST', '/v1/tenants/acme/jobs/none/calls', { function: 'save' })).body).toEqual({ error: 'not_found', what: 'job' });
-    expect((await svc.admin('POST', `/v1/tenants/acme/jobs/j-store/calls/${crypto.randomUUID()}/end`)).body).toEqual({ error: 'not_found', what: 'call' });
+    expect((await svc.admin('POST', '/v1/tenants/acme/jobs/none/calls', { function: 'save' })).body).toEqual({
+      error: 'not_found',
+      message: expect.any(String),
+      what: 'job',
+    });
+    expect((await svc.admin('POST', `/v1/tenants/acme/jobs/j-store/calls/${crypto.randomUUID()}/end`)).body).toEqual({
+      error: 'not_found',
+      message: expect.any(String),
+      what: 'call',
+    });
     expect((await svc.admin('GET', '/v1/nothing-here')).status).toBe(404);
   });
 });
@@ -188,16 +198,22 @@ describe('admin API: every refusal is a 4xx JSON error that writes nothing', () 
     expectRefusal(await svc.admin(method, path, good, { authorization: '' }), 401);
     expectRefusal(await svc.admin(method, path, good, { authorization: 'Bearer wrong-key' }), 401);
     expectRefusal(await svc.admin(method, path, good, { authorization: `Basic ${Buffer.from('admin:x').toString('base64')}` }), 401);
-    expect((await svc.admin(method, path, good, { authorization: '' })).body).toEqual({ error: 'unauthorized', reason: expect.any(String) });
+    expect((await svc.admin(method, path, good, { authorization: '' })).body).toEqual({
+      error: 'unauthorized',
+      message: expect.any(String),
+      reason: expect.any(String),
+    });
 
     if (method !== 'GET') {
       const malformed = await svc.admin(method, path, '{"id": "x",');
       expectRefusal(malformed, 400);
-      expect(malformed.body).toEqual({ error: 'invalid', field: 'body', reason: 'body is not valid JSON' });
+      expect(malformed.body).toEqual({ error: 'invalid', message: expect.any(String), field: 'body', reason: 'body is not valid JSON' });
 
       const unknown = await svc.admin(method, path, { ...(good as object), surprise: true });
       expectRefusal(unknown, 400);
-      expect(unknown.body).toEqual({ error: 'invalid', field: 'surprise', reason: 'unknown field' });
+      expect(unknown.body).toEqual({ error: 'invalid', message: expect.any(String), field: 'surprise', reason: 'unknown field', allowed: expect.any(Array) });
+      expect(unknown.body.allowed).not.toContain('surprise');
+      expect(unknown.body.message).toContain('surprise is not a field of the body');
 
       const wrong = await svc.admin(method, path, wrongType);
       expectRefusal(wrong, 400);

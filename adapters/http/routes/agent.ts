@@ -14,6 +14,7 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import { AGENT_KEY, agentOf } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
 import { statusOf } from '../status.ts';
+import { AgentAnswers, IssuedKey, ok, okAs } from '../responses.ts';
 
 export interface AgentDeps {
   readonly collections: CollectionsService;
@@ -23,6 +24,7 @@ export interface AgentDeps {
 }
 
 const tags = ['agent records'];
+const security = [{ agent: [] }];
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const CollectionsBody = z.strictObject({
   collections: z.record(z.string(), z.strictObject({ people: z.array(z.string()).max(64).optional(), fields: z.array(z.string()).max(64).optional() })),
@@ -74,7 +76,16 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
     .withTypeProvider<ZodTypeProvider>()
     .post(
       '/v1/tenants/:t/agent-keys',
-      { schema: { params: TenantParams, body: AgentKeyBody, security: [{ admin: [] }], tags: ['admin'], summary: 'issues an agent key, shown once' } },
+      {
+        schema: {
+          params: TenantParams,
+          body: AgentKeyBody,
+          security: [{ admin: [] }],
+          tags: ['admin'],
+          summary: 'issues an agent key, shown once',
+          response: ok(IssuedKey, 'the key (shown once) and its id', 201),
+        },
+      },
       async (req, reply) => {
         const issued = await deps.keys.issue(req.params.t, req.body.agent);
         if (E.isLeft(issued)) return refuse(reply, issued.left);
@@ -91,6 +102,7 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
           security: [{ admin: [] }],
           tags: ['admin'],
           summary: "an agent's records as JSON Lines, oldest first (custodian records export)",
+          response: okAs('application/x-ndjson', 'JSON Lines {collection, id, value, createdAt, updatedAt}; a fitted export ends in a fit line'),
         },
       },
       async (req, reply) => answerExport(reply, deps.collections, req.params.t, req.params.agent, req.query),
@@ -128,59 +140,150 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
   // A value of 64 KiB plus its wrapping (escapes can double a string's JSON).
   const bodyLimit = 4 * RECORD_LIMITS.valueBytes;
 
-  r.put('/v1/agent/collections', { config: AGENT_KEY, bodyLimit, schema: { body: CollectionsBody, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    const declaration = Object.entries(req.body.collections).map(([name, c]) => ({ name, people: c.people ?? [], fields: c.fields ?? [] }));
-    return send(reply, await deps.collections.declare(a.tenant, a.agent, declaration), (v) => v);
-  });
+  r.put(
+    '/v1/agent/collections',
+    {
+      config: AGENT_KEY,
+      bodyLimit,
+      schema: {
+        body: CollectionsBody,
+        tags,
+        security,
+        summary: "declares the agent's collections",
+        response: ok(AgentAnswers.collections, 'the collections as declared'),
+      },
+    },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      const declaration = Object.entries(req.body.collections).map(([name, c]) => ({ name, people: c.people ?? [], fields: c.fields ?? [] }));
+      return send(reply, await deps.collections.declare(a.tenant, a.agent, declaration), (v) => v);
+    },
+  );
 
-  r.get('/v1/agent/collections', { config: AGENT_KEY, schema: { tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    return reply.send({ collections: await deps.collections.collections(a.tenant, a.agent) });
-  });
+  r.get(
+    '/v1/agent/collections',
+    { config: AGENT_KEY, schema: { tags, security, summary: "the agent's collections", response: ok(AgentAnswers.collections, 'the collections') } },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      return reply.send({ collections: await deps.collections.collections(a.tenant, a.agent) });
+    },
+  );
 
-  r.put('/v1/agent/records/:collection/:id', { config: AGENT_KEY, bodyLimit, schema: { params: RecordParams, body: PutBody, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    const { collection, id } = req.params;
-    return send(reply, await deps.collections.put(a.tenant, a.agent, collection, id, req.body.value, req.body.started_ms ?? null), (v) => v);
-  });
+  r.put(
+    '/v1/agent/records/:collection/:id',
+    {
+      config: AGENT_KEY,
+      bodyLimit,
+      schema: {
+        params: RecordParams,
+        body: PutBody,
+        tags,
+        security,
+        summary: 'puts a record: the whole value replaces the last',
+        response: ok(AgentAnswers.put, 'stored'),
+      },
+    },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      const { collection, id } = req.params;
+      return send(reply, await deps.collections.put(a.tenant, a.agent, collection, id, req.body.value, req.body.started_ms ?? null), (v) => v);
+    },
+  );
 
-  r.get('/v1/agent/records/:collection/:id', { config: AGENT_KEY, schema: { params: RecordParams, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    const got = await deps.collections.get(a.tenant, a.agent, req.params.collection, req.params.id);
-    if (E.isRight(got) && got.right === null) return reply.code(404).send({ error: 'not_found' });
-    return send(reply, got, (e) => ({ value: e!.value, createdAt: e!.createdAt, updatedAt: e!.updatedAt }));
-  });
+  r.get(
+    '/v1/agent/records/:collection/:id',
+    { config: AGENT_KEY, schema: { params: RecordParams, tags, security, summary: 'reads a record', response: ok(AgentAnswers.get, 'the record') } },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      const got = await deps.collections.get(a.tenant, a.agent, req.params.collection, req.params.id);
+      if (E.isRight(got) && got.right === null)
+        return refuse(
+          reply,
+          refusal('not_found', {
+            what: 'record',
+            message: `records: no record ${JSON.stringify(req.params.id)} in ${req.params.collection}: put it first, or check the id`,
+          }),
+        );
+      return send(reply, got, (e) => ({ value: e!.value, createdAt: e!.createdAt, updatedAt: e!.updatedAt }));
+    },
+  );
 
-  r.post('/v1/agent/records/:collection/query', { config: AGENT_KEY, schema: { params: CollectionParams, body: QueryBody, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    const { where, limit, after } = req.body;
-    const page = { ...(limit === undefined ? {} : { limit }), ...(after ? { after } : {}) };
-    const ask = askOf(req.body);
-    if (fitAsked(ask)) return send(reply, await deps.collections.queryFitted(a.tenant, a.agent, req.params.collection, where ?? {}, page, ask), (v) => v);
-    return send(reply, await deps.collections.query(a.tenant, a.agent, req.params.collection, where ?? {}, page), (entries) => ({ entries }));
-  });
+  r.post(
+    '/v1/agent/records/:collection/query',
+    {
+      config: AGENT_KEY,
+      schema: {
+        params: CollectionParams,
+        body: QueryBody,
+        tags,
+        security,
+        summary: 'records whose declared fields equal where, oldest first',
+        response: ok(AgentAnswers.query, 'a page of entries'),
+      },
+    },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      const { where, limit, after } = req.body;
+      const page = { ...(limit === undefined ? {} : { limit }), ...(after ? { after } : {}) };
+      const ask = askOf(req.body);
+      if (fitAsked(ask)) return send(reply, await deps.collections.queryFitted(a.tenant, a.agent, req.params.collection, where ?? {}, page, ask), (v) => v);
+      return send(reply, await deps.collections.query(a.tenant, a.agent, req.params.collection, where ?? {}, page), (entries) => ({ entries }));
+    },
+  );
 
-  r.delete('/v1/agent/records/:collection/:id', { config: AGENT_KEY, schema: { params: RecordParams, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    return send(reply, await deps.collections.delete(a.tenant, a.agent, req.params.collection, req.params.id), (v) => v);
-  });
+  r.delete(
+    '/v1/agent/records/:collection/:id',
+    {
+      config: AGENT_KEY,
+      schema: { params: RecordParams, tags, security, summary: 'deletes a record', response: ok(AgentAnswers.deleted, 'whether there was one') },
+    },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      return send(reply, await deps.collections.delete(a.tenant, a.agent, req.params.collection, req.params.id), (v) => v);
+    },
+  );
 
-  r.post('/v1/agent/forget', { config: AGENT_KEY, schema: { body: ForgetBody, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    return send(reply, await deps.collections.forget(a.tenant, a.agent, req.body.person, req.body.also ?? []), (v) => v);
-  });
+  r.post(
+    '/v1/agent/forget',
+    {
+      config: AGENT_KEY,
+      schema: {
+        body: ForgetBody,
+        tags,
+        security,
+        summary: 'deletes every record naming a person in a people field',
+        response: ok(AgentAnswers.forgotten, 'how many were deleted'),
+      },
+    },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      return send(reply, await deps.collections.forget(a.tenant, a.agent, req.body.person, req.body.also ?? []), (v) => v);
+    },
+  );
 
-  r.get('/v1/agent/export', { config: AGENT_KEY, schema: { querystring: ExportQuery, tags } }, async (req, reply) => {
-    const a = who(req);
-    if (!a) return denied(reply);
-    return answerExport(reply, deps.collections, a.tenant, a.agent, req.query);
-  });
+  r.get(
+    '/v1/agent/export',
+    {
+      config: AGENT_KEY,
+      schema: {
+        querystring: ExportQuery,
+        tags,
+        security,
+        summary: "the agent's records as JSON Lines, oldest first",
+        response: okAs('application/x-ndjson', 'JSON Lines {collection, id, value, createdAt, updatedAt}'),
+      },
+    },
+    async (req, reply) => {
+      const a = who(req);
+      if (!a) return denied(reply);
+      return answerExport(reply, deps.collections, a.tenant, a.agent, req.query);
+    },
+  );
 };

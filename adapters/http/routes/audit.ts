@@ -11,6 +11,7 @@ import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
 import { statusOf } from '../status.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
+import { Answers, ok, okAs } from '../responses.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
@@ -36,7 +37,17 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
 
   r.get(
     '/v1/tenants/:t/audit',
-    { config: AUDITOR, schema: { params: TenantParams, querystring: AuditQuery, security, tags: ['audit'] } },
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        querystring: AuditQuery,
+        security,
+        tags: ['audit'],
+        summary: "the tenant's audit stream as JSON Lines, oldest first, filtered",
+        response: okAs('application/x-ndjson', 'JSON Lines, one audit entry a line'),
+      },
+    },
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       const { view, budget, query, ...filters } = req.query;
@@ -57,6 +68,7 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: 'the signed tree head: JSON, or with Accept: text/plain the C2SP signed note with every witness cosignature',
+        response: ok(Answers.checkpoint, 'the checkpoint'),
       },
     },
     async (req, reply) => {
@@ -71,7 +83,17 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
 
   r.get(
     '/v1/tenants/:t/audit/proof',
-    { config: AUDITOR, schema: { params: TenantParams, querystring: ProofQuery, security, tags: ['audit'] } },
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        querystring: ProofQuery,
+        security,
+        tags: ['audit'],
+        summary: 'an inclusion proof (leaf, size) or a consistency proof (from, to)',
+        response: ok(Answers.proof, 'the proof'),
+      },
+    },
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       const size = await auditSize(deps.db, req.params.t);

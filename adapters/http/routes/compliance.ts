@@ -20,6 +20,8 @@ import { importRefusal } from '../hygiene.ts';
 import { fitAskOf, fitExportText } from '../fitted.ts';
 import { statusOf } from '../status.ts';
 import { ErasureBody, ExportQuery, HoldBody, HoldParams, RenewalsQuery, TenantParams } from '../schemas.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
+import { z } from 'zod';
 
 export interface ComplianceDepsHttp {
   readonly compliance: ComplianceCommands;
@@ -36,59 +38,124 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
   const r = app.withTypeProvider<ZodTypeProvider>();
   const known = (tenant: string) => tenantExists(deps.db, tenant);
 
-  r.post('/v1/tenants/:t/holds', { schema: { params: TenantParams, body: HoldBody, security, tags: ['compliance'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.compliance.placeHold(req.params.t, req.body.selector, req.body.reason), (v) => ({ hold: v.hold }), 201),
+  r.post(
+    '/v1/tenants/:t/holds',
+    {
+      schema: {
+        params: TenantParams,
+        body: HoldBody,
+        security,
+        tags: ['compliance'],
+        summary: 'places a legal hold',
+        response: ok(Answers.hold, 'the hold', 201),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.compliance.placeHold(req.params.t, req.body.selector, req.body.reason), (v) => ({ hold: v.hold }), 201),
   );
 
-  r.delete('/v1/tenants/:t/holds/:hold', { schema: { params: HoldParams, security, tags: ['compliance'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.compliance.releaseHold(req.params.t, req.params.hold), ({ released, resumed }) => ({ released, resumed })),
+  r.delete(
+    '/v1/tenants/:t/holds/:hold',
+    {
+      schema: {
+        params: HoldParams,
+        security,
+        tags: ['compliance'],
+        summary: 'releases a legal hold',
+        response: ok(Answers.holdReleased, 'what the release let go'),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.compliance.releaseHold(req.params.t, req.params.hold), ({ released, resumed }) => ({ released, resumed })),
   );
 
-  r.post('/v1/tenants/:t/erasures', { schema: { params: TenantParams, body: ErasureBody, security, tags: ['compliance'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.compliance.erase(req.params.t, req.body.data_subject), ({ erased, deferred, receipt }) => ({
-      erased,
-      deferred,
-      receipt,
-    })),
+  r.post(
+    '/v1/tenants/:t/erasures',
+    {
+      schema: {
+        params: TenantParams,
+        body: ErasureBody,
+        security,
+        tags: ['compliance'],
+        summary: "erases a data subject's records",
+        response: ok(Answers.erasure, 'what was erased, what waits for a hold, and the receipt'),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.compliance.erase(req.params.t, req.body.data_subject), ({ erased, deferred, receipt }) => ({
+        erased,
+        deferred,
+        receipt,
+      })),
   );
 
-  r.post('/v1/tenants/:t/retention/run', { schema: { params: TenantParams, security, tags: ['compliance'] } }, async (req, reply) => {
-    const result = await deps.compliance.retention(req.params.t);
-    return E.isLeft(result) ? reply.code(statusOf(result.left)).send(result.left) : reply.send(result.right);
-  });
+  r.post(
+    '/v1/tenants/:t/retention/run',
+    { schema: { params: TenantParams, security, tags: ['compliance'], summary: 'runs retention now', response: ok(Answers.retention, 'the counts removed') } },
+    async (req, reply) => {
+      const result = await deps.compliance.retention(req.params.t);
+      return E.isLeft(result) ? reply.code(statusOf(result.left)).send(result.left) : reply.send(result.right);
+    },
+  );
 
-  r.get('/v1/tenants/:t/renewals', { schema: { params: TenantParams, querystring: RenewalsQuery, security, tags: ['compliance'] } }, async (req, reply) => {
-    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
-    return reply.send({ renewals: await renewals(deps.db, req.params.t, req.query.plugin ?? null) });
-  });
+  r.get(
+    '/v1/tenants/:t/renewals',
+    {
+      schema: {
+        params: TenantParams,
+        querystring: RenewalsQuery,
+        security,
+        tags: ['compliance'],
+        summary: 'records whose end is near, to renew',
+        response: ok(Answers.renewals, 'the renewals'),
+      },
+    },
+    async (req, reply) => {
+      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      return reply.send({ renewals: await renewals(deps.db, req.params.t, req.query.plugin ?? null) });
+    },
+  );
 
-  r.get('/v1/tenants/:t/export', { schema: { params: TenantParams, querystring: ExportQuery, security, tags: ['compliance'] } }, async (req, reply) => {
-    if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
-    // A position the log has not reached would name bytes that a later write changes.
-    if (req.query.position !== undefined) {
-      const head = (await deps.store.committedHead?.()) ?? (await deps.store.headPosition());
-      const beyond = invalid('position', `beyond the log's end (${head})`);
-      if (req.query.position > head) return reply.code(statusOf(beyond)).send(beyond);
-    }
-    const exported = await exportTenant(deps.store, deps.sealer, req.params.t, {
-      ...(req.query.position !== undefined ? { position: req.query.position } : {}),
-      versions: req.query.versions === 'true',
-      now: deps.clock.now(),
-    });
-    // Exports are audited; the audit fact lands after the position the export was built to.
-    const { position, records, versions, sha256 } = exported;
-    const audited = await handleCommand(
-      deps.store,
-      `exports:${req.params.t}`,
-      exportDecider,
-      { tenant: req.params.t, position, records, versions, sha256, now: deps.clock.now() },
-      { tenant: req.params.t },
-    );
-    if (E.isLeft(audited)) return reply.code(statusOf(audited.left)).send(audited.left);
-    const ask = fitAskOf(req.query);
-    const text = E.isRight(ask) && ask.right !== null ? fitExportText(exported.text, ask.right) : exported.text;
-    return reply.header('content-type', 'application/x-ndjson').send(text);
-  });
+  r.get(
+    '/v1/tenants/:t/export',
+    {
+      schema: {
+        params: TenantParams,
+        querystring: ExportQuery,
+        security,
+        tags: ['compliance'],
+        summary: "the tenant's records as JSON Lines, ending in a manifest line",
+        response: okAs('application/x-ndjson', 'JSON Lines'),
+      },
+    },
+    async (req, reply) => {
+      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      // A position the log has not reached would name bytes that a later write changes.
+      if (req.query.position !== undefined) {
+        const head = (await deps.store.committedHead?.()) ?? (await deps.store.headPosition());
+        const beyond = invalid('position', `beyond the log's end (${head})`);
+        if (req.query.position > head) return reply.code(statusOf(beyond)).send(beyond);
+      }
+      const exported = await exportTenant(deps.store, deps.sealer, req.params.t, {
+        ...(req.query.position !== undefined ? { position: req.query.position } : {}),
+        versions: req.query.versions === 'true',
+        now: deps.clock.now(),
+      });
+      // Exports are audited; the audit fact lands after the position the export was built to.
+      const { position, records, versions, sha256 } = exported;
+      const audited = await handleCommand(
+        deps.store,
+        `exports:${req.params.t}`,
+        exportDecider,
+        { tenant: req.params.t, position, records, versions, sha256, now: deps.clock.now() },
+        { tenant: req.params.t },
+      );
+      if (E.isLeft(audited)) return reply.code(statusOf(audited.left)).send(audited.left);
+      const ask = fitAskOf(req.query);
+      const text = E.isRight(ask) && ask.right !== null ? fitExportText(exported.text, ask.right) : exported.text;
+      return reply.header('content-type', 'application/x-ndjson').send(text);
+    },
+  );
 
   // JSON Lines are taken by this route alone, in a context of its own, and only read once
   // the admin key passed (the admin scope's onRequest hook, before any body is read).
@@ -98,7 +165,16 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       '/v1/tenants/:t/import',
       {
         bodyLimit: MAX_IMPORT_BYTES,
-        schema: { params: TenantParams, security, tags: ['compliance'], summary: 'load an export (application/x-ndjson) into an empty tenant' },
+        validatorCompiler: bodyCheckedByHandler,
+        schema: {
+          params: TenantParams,
+          security,
+          tags: ['compliance'],
+          summary: 'load an export (application/x-ndjson) into an empty tenant',
+          consumes: ['application/x-ndjson'],
+          body: z.string().meta({ description: 'an export, JSON Lines' }),
+          response: ok(Answers.imported, 'the records and versions loaded'),
+        },
       },
       async (req, reply) => {
         if (typeof req.body !== 'string') return reply.code(415).send(refusal('unsupported_media_type', { reason: 'send the export as application/x-ndjson' }));

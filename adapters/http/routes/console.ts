@@ -11,6 +11,7 @@ import { recordHistories } from '../../../queries/console-records.ts';
 import { tenantExists, tenantIds } from '../../../queries/tenants.ts';
 import { PUBLIC } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
+import { Answers, ok } from '../responses.ts';
 
 /** The console's files ship in the repository (`console/`): plain HTML, ES modules and CSS, no build step. */
 const CONSOLE_DIR = new URL('../../../console/', import.meta.url);
@@ -75,11 +76,24 @@ export const consoleAdminRoutes = (admin: FastifyInstance, deps: ConsoleDeps) =>
   const security = [{ admin: [] }];
   const tags = ['console'];
 
-  r.get('/v1/console/tenants', { schema: { security, tags, summary: 'every tenant id' } }, async () => ({ tenants: await tenantIds(deps.db) }));
+  r.get(
+    '/v1/console/tenants',
+    { schema: { security, tags, summary: 'every tenant id', response: ok(Answers.consoleTenants, 'the tenant ids') } },
+    async () => ({ tenants: await tenantIds(deps.db) }),
+  );
 
   r.get(
     '/v1/tenants/:t/console/records',
-    { schema: { params: TenantParams, querystring: RecordsQuery, security, tags, summary: "a plugin's records with their history: metadata only, no body" } },
+    {
+      schema: {
+        params: TenantParams,
+        querystring: RecordsQuery,
+        security,
+        tags,
+        summary: "a plugin's records with their history: metadata only, no body",
+        response: ok(Answers.consoleRecords, 'the records'),
+      },
+    },
     async (req, reply) => {
       if (!(await tenantExists(deps.db, req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       return { records: await recordHistories(deps.db, req.params.t, req.query.plugin, req.query.scope ?? null, 200) };
@@ -88,23 +102,42 @@ export const consoleAdminRoutes = (admin: FastifyInstance, deps: ConsoleDeps) =>
 
   r.get(
     '/v1/tenants/:t/console/collections',
-    { schema: { params: TenantParams, security, tags, summary: "each agent's collections: names and counts, newest first" } },
+    {
+      schema: {
+        params: TenantParams,
+        security,
+        tags,
+        summary: "each agent's collections: names and counts, newest first",
+        response: ok(Answers.consoleCollections, 'the agents and their collections'),
+      },
+    },
     async (req, reply) => {
       if (!(await tenantExists(deps.db, req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       return { agents: await agentCollections(deps.store, req.params.t) };
     },
   );
 
-  r.get('/v1/console/projections', { schema: { security, tags, summary: 'projection checkpoints and their lag behind the log' } }, async () => {
-    const head = await deps.store.headPosition();
-    const now = deps.now();
-    const projections = await Promise.all(
-      Object.entries(deps.runner.checkpoints()).map(async ([name, position]) => {
-        // Seconds behind: the age of the oldest event this projection has not applied.
-        const oldest = position < head ? (await deps.store.readAll(position, { limit: 1 }))[0] : undefined;
-        return { name, position, lag_events: Math.max(0, head - position), lag_ms: oldest ? Math.max(0, now - oldest.recorded_at) : 0 };
-      }),
-    );
-    return { head, projections: projections.sort((a, b) => a.name.localeCompare(b.name)) };
-  });
+  r.get(
+    '/v1/console/projections',
+    {
+      schema: {
+        security,
+        tags,
+        summary: 'projection checkpoints and their lag behind the log',
+        response: ok(Answers.consoleProjections, 'the log head and each projection'),
+      },
+    },
+    async () => {
+      const head = await deps.store.headPosition();
+      const now = deps.now();
+      const projections = await Promise.all(
+        Object.entries(deps.runner.checkpoints()).map(async ([name, position]) => {
+          // Seconds behind: the age of the oldest event this projection has not applied.
+          const oldest = position < head ? (await deps.store.readAll(position, { limit: 1 }))[0] : undefined;
+          return { name, position, lag_events: Math.max(0, head - position), lag_ms: oldest ? Math.max(0, now - oldest.recorded_at) : 0 };
+        }),
+      );
+      return { head, projections: projections.sort((a, b) => a.name.localeCompare(b.name)) };
+    },
+  );
 };

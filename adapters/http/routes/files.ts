@@ -8,6 +8,8 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { statusOf } from '../status.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
+import { z } from 'zod';
 
 export interface FilesDeps {
   readonly service: RecordsService;
@@ -37,7 +39,15 @@ export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
         config: FILE_TICKET,
         bodyLimit: MAX_FILE_BYTES,
         onRequest: gate,
-        schema: { tags: ['files'], summary: 'store a file of the job tree (raw bytes, ≤ 32 MiB)' },
+        validatorCompiler: bodyCheckedByHandler,
+        schema: {
+          tags: ['files'],
+          summary: 'store a file of the job tree (raw bytes, ≤ 32 MiB)',
+          security: [{ ticket: [] }],
+          consumes: ['application/octet-stream'],
+          body: z.string().meta({ format: 'binary', description: 'the bytes of the file' }),
+          response: ok(Answers.file, 'the file ref and its size'),
+        },
       },
       async (req, reply) => {
         const a = admitted(req);
@@ -53,7 +63,17 @@ export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
 
   app.get<{ Params: { ref: string } }>(
     '/v1/files/:ref',
-    { config: FILE_TICKET, onRequest: gate, schema: { tags: ['files'], summary: 'read a file of the job tree' } },
+    {
+      config: FILE_TICKET,
+      onRequest: gate,
+      schema: {
+        tags: ['files'],
+        summary: 'read a file of the job tree',
+        security: [{ ticket: [] }],
+        params: z.strictObject({ ref: z.string() }),
+        response: okAs('application/octet-stream', 'the bytes', z.string().meta({ format: 'binary' })),
+      },
+    },
     async (req, reply) => {
       const a = admitted(req);
       if (!a) return refuse(reply, refusal('ticket'));

@@ -10,25 +10,37 @@ import { TICKET } from '../route-auth.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { MAX_RECORDS_REQUEST_BYTES } from '../body-limits.ts';
 import { fitRecordsAnswer, splitRecordsBody } from '../fitted.ts';
+import { refusalOfIssue, type SchemaIssue } from '../schema-refusal.ts';
+import { bodyCheckedByHandler, ok, RecordsAnswer } from '../responses.ts';
 
 /** The records API is a service (commands/records-service.ts); this route parses, calls and answers. */
 export interface RecordsDeps {
   readonly service: RecordsService;
 }
 
-const invalidOf = (error: z.ZodError): Refusal => {
+const invalidOf = (error: z.ZodError, body: unknown): Refusal => {
   const issue = error.issues[0]!;
-  const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys') return refusal('invalid', { field: [...path, issue.keys[0]].join('.'), reason: 'unknown field' });
-  if (issue.code === 'invalid_union' && path.length === 0) return refusal('invalid', { field: 'op', reason: 'op is put, get, history or list' });
-  return refusal('invalid', { field: path.join('.') || 'body', reason: issue.message });
+  if (issue.code === 'invalid_union' && issue.path.length === 0 && typeof body === 'object' && body !== null && !Array.isArray(body))
+    return refusal('invalid', { field: 'op', reason: 'op is put, get, history or list', message: 'op is put, get, history or list: send one of them' });
+  return refusalOfIssue(issue as SchemaIssue, RecordsRequest, body);
+};
+
+/** Check 4 names no reason of its own: the scope asked for, and which this call may use. */
+const explained = (r: Refusal, op: E.Either<Refusal, RecordsOp>, agent: string | undefined): Refusal => {
+  if (r.error !== 'scope' || r.reason !== undefined || E.isLeft(op) || !('scope' in op.right)) return r;
+  const own = agent ? `agent:${agent}` : 'agent:<agent>';
+  return {
+    ...r,
+    field: 'scope',
+    reason: `this call may not use scope ${op.right.scope}: its own agent scope is ${own}, beside the scope kinds its plugin declares`,
+  };
 };
 
 /** The body as check 3 sees it: the request, or why it is not one. */
 const shapeOf = (body: unknown): E.Either<Refusal, RecordsOp> => {
   if (body instanceof BadBody) return E.left(body.refusal);
   const parsed = RecordsRequest.safeParse(body);
-  return parsed.success ? E.right(parsed.data) : E.left(invalidOf(parsed.error));
+  return parsed.success ? E.right(parsed.data) : E.left(invalidOf(parsed.error, body));
 };
 
 /**
@@ -61,7 +73,14 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
       config: TICKET,
       bodyLimit: MAX_RECORDS_REQUEST_BYTES,
       onRequest: gate,
-      schema: { tags: ['records'], summary: 'put, get, history and list plugin records (Bearer <ticket>)' },
+      validatorCompiler: bodyCheckedByHandler,
+      schema: {
+        tags: ['records'],
+        summary: 'put, get, history and list plugin records (Bearer <ticket>)',
+        security: [{ ticket: [] }],
+        body: RecordsRequest,
+        response: ok(RecordsAnswer, 'the answer of the op; every answer, refusal or not, names job_purpose'),
+      },
     },
     async (req, reply) => {
       const admission = admittedCall(req);
@@ -71,7 +90,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
       const shape = E.isLeft(ask) ? ask : shapeOf(body);
       const answer = await deps.service.run(admission, shape);
       const fitted = E.isRight(ask) && ask.right !== null && E.isRight(shape) ? fitRecordsAnswer(shape.right, answer.outcome, ask.right) : answer.outcome;
-      return send(reply, answer.purpose, fitted);
+      return send(reply, answer.purpose, E.mapLeft((r: Refusal) => explained(r, shape, admission.ctx.agent))(fitted));
     },
   );
 };

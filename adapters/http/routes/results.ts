@@ -10,6 +10,8 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 import { FILE_TICKET, refuse } from './files.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
+import { Answers, bodyCheckedByHandler, ok } from '../responses.ts';
+import { refusalOfIssue, type SchemaIssue } from '../schema-refusal.ts';
 
 export interface ResultsDeps {
   readonly service: RecordsService;
@@ -30,11 +32,7 @@ const ReadBody = z.strictObject({
   budget: z.number().int().min(0).max(CAP).optional(),
 });
 
-const invalidOf = (error: z.ZodError): Refusal => {
-  const issue = error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') return refusal('invalid', { field: issue.keys[0], reason: 'unknown field' });
-  return refusal('invalid', { field: issue.path.map(String).join('.') || 'body', reason: issue.message });
-};
+const invalidOf = (error: z.ZodError, schema: z.ZodType, body: unknown): Refusal => refusalOfIssue(error.issues[0]! as SchemaIssue, schema, body);
 
 /** Offloading results (SPEC §13), behind the records API's ticket gate. */
 export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
@@ -43,12 +41,24 @@ export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
   app.post(
     '/v1/results',
     // A result of up to 31 MiB as UTF-8 JSON is taken, so the body may be a little bigger.
-    { config: FILE_TICKET, bodyLimit: MAX_FILE_BYTES, onRequest: gate, schema: { tags: ['files'], summary: 'offload a tool result over the threshold' } },
+    {
+      config: FILE_TICKET,
+      bodyLimit: MAX_FILE_BYTES,
+      onRequest: gate,
+      validatorCompiler: bodyCheckedByHandler,
+      schema: {
+        tags: ['files'],
+        summary: 'offload a tool result over the threshold',
+        security: [{ ticket: [] }],
+        body: OffloadBody,
+        response: ok(Answers.offloaded, 'the offloaded result'),
+      },
+    },
     async (req, reply) => {
       const a = admittedCall(req);
       if (!a) return refuse(reply, refusal('ticket'));
       const body = OffloadBody.safeParse(req.body);
-      if (!body.success) return refuse(reply, invalidOf(body.error));
+      if (!body.success) return refuse(reply, invalidOf(body.error, OffloadBody, req.body));
       if (!('content' in body.data)) return refuse(reply, refusal('invalid', { field: 'content', reason: 'content is a string or any JSON' }));
       const result = await deps.results.offload(a.ctx, body.data.tool, body.data.content, req.id);
       if (E.isLeft(result)) return refuse(reply, result.left);
@@ -60,12 +70,23 @@ export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
 
   app.post(
     '/v1/results/read',
-    { config: FILE_TICKET, onRequest: gate, schema: { tags: ['files'], summary: 'read part of an offloaded result, fitted' } },
+    {
+      config: FILE_TICKET,
+      onRequest: gate,
+      validatorCompiler: bodyCheckedByHandler,
+      schema: {
+        tags: ['files'],
+        summary: 'read part of an offloaded result, fitted',
+        security: [{ ticket: [] }],
+        body: ReadBody,
+        response: ok(Answers.resultRead, 'the part asked for'),
+      },
+    },
     async (req, reply) => {
       const a = admittedCall(req);
       if (!a) return refuse(reply, refusal('ticket'));
       const body = ReadBody.safeParse(req.body);
-      if (!body.success) return refuse(reply, invalidOf(body.error));
+      if (!body.success) return refuse(reply, invalidOf(body.error, ReadBody, req.body));
       const { view, ...rest } = body.data;
       const result = await deps.results.read(a.ctx, { ...rest, ...(view ? { view: view as (typeof VIEWS)[number] } : {}) });
       if (E.isLeft(result)) return refuse(reply, result.left);

@@ -6,6 +6,7 @@ import { PLUGIN_NAME } from '../../../domain/shared/names.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { JobParams } from '../schemas.ts';
+import { Answers, ok } from '../responses.ts';
 
 const security = [{ admin: [] }];
 
@@ -30,26 +31,50 @@ export const StartupTextBody = z.strictObject({
 export const startupRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.post('/v1/tenants/:t/jobs/:id/startup', { schema: { params: JobParams, body: StartupBody, security, tags: ['runtime'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.startup.prepare(req.params.t, req.params.id, req.body.budget, { correlationId: req.id }), (v) => ({
-      plugins: v.calls.map((c) => ({
-        plugin: c.plugin,
-        function: c.function,
-        call: c.call,
-        _meta: {
-          'oz0/records': { url: `${deps.publicUrl()}/v1/records`, ticket: c.ticket, agent: c.agent },
-          'oz0/idempotency_key': c.idempotency_key,
-        },
+  r.post(
+    '/v1/tenants/:t/jobs/:id/startup',
+    {
+      schema: {
+        params: JobParams,
+        body: StartupBody,
+        security,
+        tags: ['runtime'],
+        summary: 'the plugins that add start-up text, each with a start-up call minted',
+        response: ok(Answers.startup, 'the plugins and their calls'),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.startup.prepare(req.params.t, req.params.id, req.body.budget, { correlationId: req.id }), (v) => ({
+        plugins: v.calls.map((c) => ({
+          plugin: c.plugin,
+          function: c.function,
+          call: c.call,
+          _meta: {
+            'oz0/records': { url: `${deps.publicUrl()}/v1/records`, ticket: c.ticket, agent: c.agent },
+            'oz0/idempotency_key': c.idempotency_key,
+          },
+        })),
       })),
-    })),
   );
 
-  r.post('/v1/tenants/:t/jobs/:id/startup/text', { schema: { params: JobParams, body: StartupTextBody, security, tags: ['runtime'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.startup.assemble(req.params.t, req.params.id, req.body.answers, { correlationId: req.id }), (v) => ({
-      text: v.text,
-      kept: v.kept,
-      left_out: v.left_out,
-      tokens: v.tokens,
-    })),
+  r.post(
+    '/v1/tenants/:t/jobs/:id/startup/text',
+    {
+      schema: {
+        params: JobParams,
+        body: StartupTextBody,
+        security,
+        tags: ['runtime'],
+        summary: "assembles the start-up text from the plugins' answers",
+        response: ok(Answers.startupText, 'the text, what was kept and what was left out'),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.startup.assemble(req.params.t, req.params.id, req.body.answers, { correlationId: req.id }), (v) => ({
+        text: v.text,
+        kept: v.kept,
+        left_out: v.left_out,
+        tokens: v.tokens,
+      })),
   );
 };

@@ -4,53 +4,118 @@ import { getTenant } from '../../../queries/tenants.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { CreateTenantBody, InstallPluginBody, KillParams, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
+import { Answers, ok } from '../responses.ts';
 
 const security = [{ admin: [] }];
 
 export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.post('/v1/tenants', { schema: { body: CreateTenantBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.tenants.create(req.body.id, req.body.settings ?? {}, { correlationId: req.id }), (v) => ({ tenant: v.tenant }), 201),
+  r.post(
+    '/v1/tenants',
+    { schema: { body: CreateTenantBody, security, tags: ['admin'], summary: 'creates a tenant', response: ok(Answers.tenant, 'the tenant', 201) } },
+    async (req, reply) =>
+      answer(
+        reply,
+        deps.runner,
+        await deps.tenants.create(req.body.id, req.body.settings ?? {}, { correlationId: req.id }),
+        (v) => ({ tenant: v.tenant }),
+        201,
+      ),
   );
 
-  r.get('/v1/tenants/:t', { schema: { params: TenantParams, security, tags: ['admin'] } }, async (req, reply) => {
-    const tenant = await getTenant(deps.db, req.params.t);
-    return tenant ? reply.send({ tenant }) : reply.code(404).send({ error: 'not_found', what: 'tenant' });
-  });
-
-  r.patch('/v1/tenants/:t', { schema: { params: TenantParams, body: TenantSettingsPatch, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(reply, deps.runner, await deps.revocations.changeSettings(req.params.t, req.body, { correlationId: req.id }), (v) => ({
-      tenant: v.tenant,
-      // A change that took authority away was a revocation batch (SPEC §6).
-      ...(v.revocation
-        ? { revocation: { epoch: v.revocation.epoch, stopped: v.revocation.stopped, indeterminate: v.revocation.indeterminate, receipt: v.revocation.receipt } }
-        : {}),
-    })),
+  r.get(
+    '/v1/tenants/:t',
+    { schema: { params: TenantParams, security, tags: ['admin'], summary: 'reads a tenant and its settings', response: ok(Answers.tenant, 'the tenant') } },
+    async (req, reply) => {
+      const tenant = await getTenant(deps.db, req.params.t);
+      return tenant ? reply.send({ tenant }) : reply.code(404).send({ error: 'not_found', what: 'tenant' });
+    },
   );
 
-  r.post('/v1/tenants/:t/plugins', { schema: { params: TenantParams, body: InstallPluginBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(
-      reply,
-      deps.runner,
-      await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
-      (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }),
-      201,
-    ),
+  r.patch(
+    '/v1/tenants/:t',
+    {
+      schema: {
+        params: TenantParams,
+        body: TenantSettingsPatch,
+        security,
+        tags: ['admin'],
+        summary: "changes a tenant's settings; a change that takes authority away is a revocation",
+        response: ok(Answers.tenantPatched, 'the tenant, and the revocation when authority was taken away'),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.revocations.changeSettings(req.params.t, req.body, { correlationId: req.id }), (v) => ({
+        tenant: v.tenant,
+        // A change that took authority away was a revocation batch (SPEC §6).
+        ...(v.revocation
+          ? {
+              revocation: {
+                epoch: v.revocation.epoch,
+                stopped: v.revocation.stopped,
+                indeterminate: v.revocation.indeterminate,
+                receipt: v.revocation.receipt,
+              },
+            }
+          : {}),
+      })),
   );
 
-  r.post('/v1/tenants/:t/revocations', { schema: { params: TenantParams, body: RevocationsBody, security, tags: ['admin'] } }, async (req, reply) =>
-    answer(
-      reply,
-      deps.runner,
-      await deps.revocations.apply(req.params.t, req.body.revocations, req.body.request_id),
-      ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt }),
-    ),
+  r.post(
+    '/v1/tenants/:t/plugins',
+    {
+      schema: {
+        params: TenantParams,
+        body: InstallPluginBody,
+        security,
+        tags: ['admin'],
+        summary: 'installs or upgrades a plugin',
+        response: ok(Answers.plugin, 'the plugin and its install generation', 201),
+      },
+    },
+    async (req, reply) =>
+      answer(
+        reply,
+        deps.runner,
+        await deps.tenants.installPlugin(req.params.t, req.body, { correlationId: req.id }),
+        (v) => ({ plugin: v.plugin, install_gen: v.plugin.install_gen }),
+        201,
+      ),
+  );
+
+  r.post(
+    '/v1/tenants/:t/revocations',
+    {
+      schema: {
+        params: TenantParams,
+        body: RevocationsBody,
+        security,
+        tags: ['admin'],
+        summary: 'applies a batch of revocations',
+        response: ok(Answers.revocation, 'the new authority epoch, the jobs stopped and the receipt'),
+      },
+    },
+    async (req, reply) =>
+      answer(
+        reply,
+        deps.runner,
+        await deps.revocations.apply(req.params.t, req.body.revocations, req.body.request_id),
+        ({ epoch, stopped, indeterminate, receipt }) => ({ epoch, stopped, indeterminate, receipt }),
+      ),
   );
 
   r.delete(
     '/v1/tenants/:t/kills/:plugin/:agent',
-    { schema: { params: KillParams, security, tags: ['admin'], summary: 'lifts a kill_agent: the agent starts jobs again' } },
+    {
+      schema: {
+        params: KillParams,
+        security,
+        tags: ['admin'],
+        summary: 'lifts a kill_agent: the agent starts jobs again',
+        response: ok(Answers.killLifted, 'the kill is lifted'),
+      },
+    },
     async (req, reply) => {
       const agent = `${req.params.plugin}/${req.params.agent}`;
       return answer(reply, deps.runner, await deps.tenants.liftKill(req.params.t, agent, { correlationId: req.id }), () => ({ agent, lifted: true }));

@@ -105,7 +105,7 @@ describe('delegation only narrows', () => {
       budget_usd: 11,
     });
     expect(wider.status).toBe(403);
-    expect(wider.body).toEqual({ error: 'widening_refused', field: 'budget_usd', reason: expect.any(String) });
+    expect(wider.body).toEqual({ error: 'widening_refused', message: expect.any(String), field: 'budget_usd', reason: expect.any(String) });
     const { rows } = await svc.pool.query(`SELECT data FROM custodian_events WHERE type = 'EnvelopeWideningRefused' AND stream = 'job:acme:parent-2'`);
     expect(rows.map((r) => r.data)).toEqual([expect.objectContaining({ child: 'child-2', field: 'budget_usd' })]);
     expect((await svc.admin('GET', '/v1/tenants/acme/jobs/child-2')).status).toBe(404);

@@ -110,6 +110,10 @@ describe('legal holds', () => {
   it('refuses an empty selector and an unknown hold', async () => {
     const { t } = await setup();
     expect((await svc.admin('POST', `/v1/tenants/${t}/holds`, { selector: {}, reason: 'x' })).status).toBe(400);
-    expect((await svc.admin('DELETE', `/v1/tenants/${t}/holds/${crypto.randomUUID()}`)).body).toEqual({ error: 'not_found', what: 'hold' });
+    expect((await svc.admin('DELETE', `/v1/tenants/${t}/holds/${crypto.randomUUID()}`)).body).toEqual({
+      error: 'not_found',
+      message: expect.any(String),
+      what: 'hold',
+    });
   });
 });

@@ -67,7 +67,7 @@ describe('files between tools', () => {
     const neverRes = await fetch(`${svc.url}/v1/files/${never}`, { headers: { authorization: `Bearer ${root.ticket}` } });
     expect(neverRes.status).toBe(404);
     const neverBody = await neverRes.text();
-    expect(JSON.parse(neverBody)).toEqual({ error: 'not_found' });
+    expect(JSON.parse(neverBody)).toEqual({ error: 'not_found', message: expect.any(String) });
 
     const otherTree = await caller(svc, 'acme', { input: 'files' });
     const otherTenant = await caller(svc, 'other', { input: 'files' });

@@ -75,7 +75,10 @@ describe('offloaded results', () => {
 
   it('only the job tree that produced it reads it', async () => {
     const other = await caller(svc, 'acme', { input: 'results' });
-    expect(await post(other.ticket, '/v1/results/read', { ref: stub.offloaded.ref })).toEqual({ status: 404, body: { error: 'not_found' } });
+    expect(await post(other.ticket, '/v1/results/read', { ref: stub.offloaded.ref })).toEqual({
+      status: 404,
+      body: { error: 'not_found', message: expect.any(String) },
+    });
   });
 
   it('refuses content over 31 MiB as UTF-8 JSON and a read with an unknown field', async () => {

@@ -86,7 +86,7 @@ describe('records API: the ticket is checked before anything else (SPEC §4)', (
     ] as const) {
       const r = await unchanged(() => rawRequest(svc.url, 'POST', '/v1/records', [host(), ...lines], body));
       expect(r.status).toBe(401);
-      expect(r.json).toEqual({ error: 'ticket', job_purpose: '' });
+      expect(r.json).toEqual({ error: 'ticket', message: expect.any(String), job_purpose: '' });
     }
   });
 
@@ -95,7 +95,7 @@ describe('records API: the ticket is checked before anything else (SPEC §4)', (
     for (const type of ['application/x-ndjson', 'application/json']) {
       const { answer, written } = await hostileUpload(svc.url, '/v1/records', [host(), `Content-Type: ${type}`, 'Authorization: Bearer nope'], declared);
       expect(answer.status).toBe(401);
-      expect(answer.json).toEqual({ error: 'ticket', job_purpose: '' });
+      expect(answer.json).toEqual({ error: 'ticket', message: expect.any(String), job_purpose: '' });
       expect(written).toBeLessThan(declared);
     }
   });

@@ -31,6 +31,12 @@ const PUBLIC_ROUTES = [
   'HEAD /console',
   'GET /console/:file',
   'HEAD /console/:file',
+  // Where to go, and the browsable API reference of /openapi.json: they hold no data either.
+  'GET /',
+  'HEAD /',
+  // (fastify registers /docs/ as a HEAD route only: a GET of it is served by the /docs route)
+  'HEAD /docs/',
+  ...['', '/json', '/yaml', '/static/index.html', '/static/swagger-initializer.js', '/static/*'].flatMap((p) => [`GET /docs${p}`, `HEAD /docs${p}`]),
 ];
 
 beforeAll(async () => {

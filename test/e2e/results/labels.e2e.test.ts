@@ -46,7 +46,7 @@ describe('labels on offloaded files', () => {
   it('a job of the tree across the wall (blue) is withheld 403, and nothing is joined', async () => {
     const before = await svc.lastPosition();
     const r = await post(blue.ticket, '/v1/results/read', { ref, section: 'part3' });
-    expect(r).toEqual({ status: 403, body: { error: 'withheld' } });
+    expect(r).toEqual({ status: 403, body: { error: 'withheld', message: expect.any(String) } });
     const raw = await fetch(`${svc.url}/v1/files/${ref}`, { headers: { authorization: `Bearer ${blue.ticket}` } });
     expect(raw.status).toBe(403);
     expect(await labelsOf(blue.job)).toEqual(['blue']);
