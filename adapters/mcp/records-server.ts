@@ -83,7 +83,7 @@ export const recordsMcpServer = (client: Client, version: string) => {
         limit: z.number().int().optional(),
         after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
         view: z.enum(VIEWS as [View, ...View[]]).optional(),
-        budget: z.number().int().min(0).max(CAP).optional(),
+        budget: z.number().int().min(0).optional().describe(`tokens; a budget above ${CAP} is read as ${CAP}`),
         query: z.string().max(1_000).optional(),
       },
     },
@@ -91,7 +91,7 @@ export const recordsMcpServer = (client: Client, version: string) => {
       const page = { ...(a.limit === undefined ? {} : { limit: a.limit }), ...(a.after ? { after: a.after } : {}) };
       const ask = {
         ...(a.view === undefined ? {} : { view: a.view }),
-        ...(a.budget === undefined ? {} : { budget: a.budget }),
+        ...(a.budget === undefined ? {} : { budget: Math.min(a.budget, CAP) }),
         ...(a.query ? { query: a.query } : {}),
       };
       if (fitAsked(ask)) return answer(await client.queryFitted(a.collection, a.where ?? {}, page, ask));

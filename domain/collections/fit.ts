@@ -1,4 +1,4 @@
-import { boundsOf, broken, measure, normalBudget, phraseOf, type Bound } from '../fit/bounds.ts';
+import { boundsOf, broken, CAP, measure, normalBudget, phraseOf, type Bound } from '../fit/bounds.ts';
 import { firstSentence } from '../fit/sentence.ts';
 import { VIEWS, type FitNote, type View } from '../fit/types.ts';
 import type { JsonObject } from './values.ts';
@@ -81,7 +81,9 @@ export const fitEntries = <E extends FitEntry>(
   text: (shown: readonly Shown<E>[]) => string,
   name: string,
 ): FittedEntries<E> => {
-  const budget = normalBudget(ask.budget);
+  // A budget above CAP is answered as CAP (SPEC §13), never refused.
+  const asked = normalBudget(ask.budget);
+  const budget = asked === undefined ? undefined : Math.min(asked, CAP);
   const bounds = boundsOf({ ...(budget === undefined ? {} : { budget }) });
   const keys = keysOf(ask.query);
   // Record by record: an export of 10,000 values of 64 KiB is never written out as one text.

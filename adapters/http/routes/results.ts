@@ -3,11 +3,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { RecordsService } from '../../../commands/records-service.ts';
 import type { ResultCommands } from '../../../commands/results.ts';
-import { CAP } from '../../../domain/fit/bounds.ts';
 import { VIEWS } from '../../../domain/fit/types.ts';
 import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
+import { JsonBudget } from '../fit-params.ts';
 import { FILE_TICKET, refuse } from './files.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
 
@@ -27,7 +27,7 @@ const ReadBody = z.strictObject({
     .regex(/^\d{1,9}-\d{1,9}$/, 'a line range such as 120-180')
     .optional(),
   query: z.string().min(1).max(1000).optional(),
-  budget: z.number().int().min(0).max(CAP).optional(),
+  budget: JsonBudget.optional(),
 });
 
 const invalidOf = (error: z.ZodError): Refusal => {
