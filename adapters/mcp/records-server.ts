@@ -81,14 +81,17 @@ export const recordsMcpServer = (client: Client, version: string) => {
         collection,
         where: z.record(z.string(), scalar).optional(),
         limit: z.number().int().optional(),
-        after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+        after: z
+          .object({ createdAt: z.number(), id: z.string() })
+          .optional()
+          .describe("the previous page's last entry, or its next: only createdAt and id are read"),
         view: z.enum(VIEWS as [View, ...View[]]).optional(),
         budget: z.number().int().min(0).optional().describe(`tokens; a budget above ${CAP} is read as ${CAP}`),
         query: z.string().max(1_000).optional(),
       },
     },
     async (a) => {
-      const page = { ...(a.limit === undefined ? {} : { limit: a.limit }), ...(a.after ? { after: a.after } : {}) };
+      const page = { ...(a.limit === undefined ? {} : { limit: a.limit }), ...(a.after ? { after: { createdAt: a.after.createdAt, id: a.after.id } } : {}) };
       const ask = {
         ...(a.view === undefined ? {} : { view: a.view }),
         ...(a.budget === undefined ? {} : { budget: Math.min(a.budget, CAP) }),

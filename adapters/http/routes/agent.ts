@@ -39,7 +39,8 @@ const FitFields = {
 const QueryBody = z.strictObject({
   where: z.record(z.string(), scalar).optional(),
   limit: z.number().optional(),
-  after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+  // The previous page's last entry, passed whole (SPEC §12): only createdAt and id are read, the rest is ignored.
+  after: z.object({ createdAt: z.number(), id: z.string() }).optional(),
   ...FitFields,
 });
 /** `after` is the `next` of a fitted export's last line: `<createdAt>:<id>`. */
