@@ -4,7 +4,7 @@ import { fitAsked } from '../../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../../domain/collections/limits.ts';
 import { CAP } from '../../domain/fit/bounds.ts';
 import { VIEWS, type View } from '../../domain/fit/types.ts';
-import type { recordsClient } from '../../sdk/records.ts';
+import { plainValue, type recordsClient } from '../../sdk/records.ts';
 
 type Client = ReturnType<typeof recordsClient>;
 
@@ -57,11 +57,16 @@ export const recordsMcpServer = (client: Client, version: string) => {
       inputSchema: {
         collection,
         id,
-        value: z.record(z.string(), z.unknown()).describe('a plain JSON object'),
+        // Taken as sent and checked as the SDK checks a value: a schema that rebuilds the object would drop a `__proto__` key unseen.
+        value: z.unknown().describe('a plain JSON object'),
         started_ms: z.number().int().nonnegative().optional().describe('when the tool run that produced the value started (ms since 1970)'),
       },
     },
-    async (a) => answer(await client.put(a.collection, a.id, a.value, a.started_ms ?? null)),
+    async (a) => {
+      const value = plainValue(a.value);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('records: value is not a JSON object: put a plain object');
+      return answer(await client.put(a.collection, a.id, value, a.started_ms ?? null));
+    },
   );
 
   server.registerTool(

@@ -153,7 +153,8 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
     const a = who(req);
     if (!a) return denied(reply);
     const got = await deps.collections.get(a.tenant, a.agent, req.params.collection, req.params.id);
-    if (E.isRight(got) && got.right === null) return reply.code(404).send({ error: 'not_found' });
+    // `what` tells this answer (no such record: "absent" to the SDK) from a route the service does not have.
+    if (E.isRight(got) && got.right === null) return reply.code(404).send({ error: 'not_found', what: 'record' });
     return send(reply, got, (e) => ({ value: e!.value, createdAt: e!.createdAt, updatedAt: e!.updatedAt }));
   });
 

@@ -49,7 +49,11 @@ describe('agent records over HTTP', () => {
       createdAt: put.body.createdAt,
       updatedAt: put.body.updatedAt,
     });
-    expect(await call('GET', '/v1/agent/records/questions/none')).toEqual({ status: 404, text: '{"error":"not_found"}', body: { error: 'not_found' } });
+    expect(await call('GET', '/v1/agent/records/questions/none')).toEqual({
+      status: 404,
+      text: '{"error":"not_found","what":"record"}',
+      body: { error: 'not_found', what: 'record' },
+    });
     expect((await call('POST', '/v1/agent/records/questions/query', { where: { status: 'waiting' } })).body.entries).toHaveLength(1);
     const before = await service.lastPosition();
     for (const [method, path, body, status, message] of [
