@@ -7,6 +7,7 @@ import { VIEWS } from '../../../domain/fit/types.ts';
 import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
+import type { bodyGate } from '../body-gate.ts';
 import { JsonBudget } from '../fit-params.ts';
 import { FILE_TICKET, refuse } from './files.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
@@ -15,6 +16,8 @@ export interface ResultsDeps {
   readonly service: RecordsService;
   readonly results: ResultCommands;
   readonly runner: ProjectionRunner;
+  /** Shared with the files route: the large bodies this process holds at once. */
+  readonly largeBodies: ReturnType<typeof bodyGate>;
 }
 
 const OffloadBody = z.strictObject({ tool: z.string().min(1).max(200), content: z.unknown() });
@@ -39,11 +42,20 @@ const invalidOf = (error: z.ZodError): Refusal => {
 /** Offloading results (SPEC §13), behind the records API's ticket gate. */
 export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
   const gate = ticketGate(deps.service);
+  const large = deps.largeBodies;
 
   app.post(
     '/v1/results',
     // A result of up to 31 MiB as UTF-8 JSON is taken, so the body may be a little bigger.
-    { config: FILE_TICKET, bodyLimit: MAX_FILE_BYTES, onRequest: gate, schema: { tags: ['files'], summary: 'offload a tool result over the threshold' } },
+    {
+      config: FILE_TICKET,
+      bodyLimit: MAX_FILE_BYTES,
+      onRequest: gate,
+      preParsing: large.preParsing,
+      onResponse: large.done,
+      onRequestAbort: large.done,
+      schema: { tags: ['files'], summary: 'offload a tool result over the threshold' },
+    },
     async (req, reply) => {
       const a = admittedCall(req);
       if (!a) return refuse(reply, refusal('ticket'));
