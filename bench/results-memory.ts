@@ -17,14 +17,14 @@ const adminKey = randomBytes(16).toString('hex');
 const svc = await startService({ databaseUrl, adminKey, masterKey: randomBytes(32), auditKey: newAuditKey(), port: 0 });
 const admin = (method: string, path: string, body: unknown) =>
   fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-    async (r) => (await r.json()) as any,
+    async (r) => (await r.json()) as { _meta: Record<string, { ticket: string }> },
   );
 try {
   const t = `bench-${randomBytes(4).toString('hex')}`;
   await admin('POST', '/v1/tenants', { id: t });
   await admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] });
   await admin('POST', `/v1/tenants/${t}/jobs`, { id: 'j', agent: 'scribe', plugin: 'notes', subject: 's', input: 'bench' });
-  const ticket: string = (await admin('POST', `/v1/tenants/${t}/jobs/j/calls`, { function: 'save' }))._meta['oz0/records'].ticket;
+  const ticket = (await admin('POST', `/v1/tenants/${t}/jobs/j/calls`, { function: 'save' }))._meta['oz0/records']!.ticket;
   // Four distinct contents, as the report had: lines of text, each body one shared Buffer.
   const bodies = Array.from({ length: 4 }, (_, k) => {
     const line = `result ${k}: ${'a line of a long tool result, '.repeat(3)}\n`;
