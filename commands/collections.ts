@@ -40,12 +40,6 @@ export interface After {
   readonly id: string;
 }
 
-/**
- * A cursor before every record (ids are never empty): the `next` of a fitted first page that
- * could return no record at all, so reading on with it asks the same page again, not nothing.
- */
-export const FROM_THE_START: After = { createdAt: 0, id: '' };
-
 type Result<T> = Promise<E.Either<Refusal, T>>;
 
 /**
@@ -116,7 +110,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
     collection: string,
     where: Readonly<Record<string, Json>>,
     page: { limit?: number; after?: After },
-    shape: (entries: Entry[]) => { answer: T; returned: readonly { id: string }[] },
+    /** `beyond`: records matched past `limit`, so a page that returned its last entry is not the end. */
+    shape: (entries: Entry[], beyond: boolean) => { answer: T; returned: readonly { id: string }[] },
   ): Result<T> => {
     const limit = page.limit ?? RECORD_LIMITS.queryDefault;
     if (!Number.isInteger(limit) || limit < 1 || limit > RECORD_LIMITS.queryMax)
@@ -133,19 +128,19 @@ export const collectionsService = (deps: CollectionsDeps) => {
         wanted.push([field, text === null ? null : digest(tenant, text)]);
       }
       // A value the index never holds (null, an object, a number in a people field) matches nothing.
-      if (wanted.some(([, d]) => d === null)) return E.right(shape([]).answer);
+      if (wanted.some(([, d]) => d === null)) return E.right(shape([], false).answer);
       const after = page.after;
-      const hits = [...state.records.values()]
+      const matched = [...state.records.values()]
         .filter((r) => r.collection === collection && wanted.every(([f, d]) => r.index.get(f) === d))
         .filter((r) => !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))
-        .sort(byAge)
-        .slice(0, limit);
+        .sort(byAge);
+      const hits = matched.slice(0, limit);
       const entries: Entry[] = [];
       for (const r of hits) {
         const e = await open(tenant, agent, r);
         if (e) entries.push(e);
       }
-      const { answer, returned } = shape(entries);
+      const { answer, returned } = shape(entries, matched.length > limit);
       return E.right(
         await audited(
           tenant,
@@ -255,11 +250,12 @@ export const collectionsService = (deps: CollectionsDeps) => {
       page: { limit?: number; after?: After },
       ask: FitAsk,
     ): Result<FittedEntries<Entry> & { next: After | null }> {
-      return queryWith(tenant, agent, collection, where, page, (entries) => {
+      return queryWith(tenant, agent, collection, where, page, (entries, beyond) => {
         const fitted = fitEntries(entries, ask, (shown) => JSON.stringify(shown), `this page of ${collection}`);
+        // A page shows at least one record when any is left, so `next` always moves past what it returned.
         const last = fitted.entries.at(-1);
-        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : (page.after ?? FROM_THE_START)) : null;
-        return { answer: { ...fitted, next }, returned: fitted.entries };
+        const more = last !== undefined && (fitted.more || beyond);
+        return { answer: { ...fitted, more, next: more ? { createdAt: last.createdAt, id: last.id } : null }, returned: fitted.entries };
       });
     },
 
@@ -318,8 +314,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
       return exportWith(tenant, agent, after, (out) => {
         const fitted = fitEntries(out, ask, exportText, "the agent's records");
         const last = fitted.entries.at(-1);
-        const next = fitted.more ? (last ? { createdAt: last.createdAt, id: last.id } : (after ?? FROM_THE_START)) : null;
-        return { answer: { ...fitted, next }, returned: fitted.entries };
+        const more = last !== undefined && fitted.more;
+        return { answer: { ...fitted, more, next: more ? { createdAt: last.createdAt, id: last.id } : null }, returned: fitted.entries };
       });
     },
   };

@@ -182,7 +182,7 @@ export const jobCommands = (
           function: minted.function,
           ticket,
           idempotency_key: minted.idempotency_key,
-          agent: `${s.start.plugin}/${s.start.agent}`,
+          agent: s.start.agent,
           startup: minted.startup,
           position: h.position,
         };

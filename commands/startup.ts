@@ -71,7 +71,7 @@ export const startupCommands = (store: EventStore, clock: Clock, macs: EnvelopeM
             step: minted.step,
             ticket: tickets[i]!,
             idempotency_key: minted.idempotency_key,
-            agent: `${s.start.plugin}/${s.start.agent}`,
+            agent: s.start.agent,
           };
         });
         return { calls, position: h.position };

@@ -20,6 +20,10 @@ const SCHEMA = `
     CREATE TABLE IF NOT EXISTS rm_audit_kinds (version int PRIMARY KEY, from_position bigint NOT NULL);
     INSERT INTO rm_audit_kinds (version, from_position)
       SELECT 2, coalesce((SELECT position FROM custodian_checkpoints WHERE name = 'audit'), 0) ON CONFLICT DO NOTHING;
+    CREATE TABLE IF NOT EXISTS rm_audit_versions (
+      tenant text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, newest int NOT NULL,
+      PRIMARY KEY (tenant, plugin, scope, key)
+    );
     CREATE TABLE IF NOT EXISTS rm_audit_jobs (
       tenant text NOT NULL, job text NOT NULL, run int NOT NULL, agent text NOT NULL, purpose text NOT NULL, subject text NOT NULL,
       PRIMARY KEY (tenant, job, run)
@@ -86,6 +90,29 @@ interface Memory {
   readonly edges: Map<string, Edge>;
   readonly jobs: Map<string, JobFacts>;
 }
+
+const recordRefOf = (tenant: string, plugin: string, scope: string, key: string) => `${tenant}\u0000${plugin}\u0000${scope}\u0000${key}`;
+
+/**
+ * The newest version of each record a removal in `items` names, as the log had it just before the
+ * span (this projection's own table: another model's rows change, and an entry must read the same
+ * however late it is rebuilt). Versions written inside the span are folded in as the span goes.
+ */
+const loadNewest = async (sql: Sql, items: readonly Applicable[]): Promise<Map<string, number | null>> => {
+  const removed = items
+    .filter((a) => a.event.type === 'RecordRemoved')
+    .map((a) => a.event.data as { tenant: string; plugin: string; scope: string; key: string });
+  const newest = new Map<string, number | null>();
+  if (removed.length === 0) return newest;
+  const { rows } = await sql.query<{ tenant: string; plugin: string; scope: string; key: string; newest: number }>(
+    `SELECT v.tenant, v.plugin, v.scope, v.key, v.newest FROM rm_audit_versions v
+     JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(tenant, plugin, scope, key)
+       ON v.tenant = w.tenant AND v.plugin = w.plugin AND v.scope = w.scope AND v.key = w.key`,
+    [removed.map((r) => r.tenant), removed.map((r) => r.plugin), removed.map((r) => r.scope), removed.map((r) => r.key)],
+  );
+  for (const r of rows) newest.set(recordRefOf(r.tenant, r.plugin, r.scope, r.key), Number(r.newest));
+  return newest;
+};
 
 const JOB_MEMORY = 50_000;
 
@@ -160,6 +187,9 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     memory.sinceV2 = Number(rows[0]?.from_position ?? 0);
   }
   const sinceV2 = memory.sinceV2;
+  const [newest] = await Promise.all([loadNewest(sql, relevant), loadEdges(sql, memory, tenants), loadJobs(sql, memory, needed)]);
+  // Each record's newest version as of each event: written (a number) or removed (null) in this span.
+  const touched = new Map<string, { tenant: string; plugin: string; scope: string; key: string; newest: number | null; removed: boolean }>();
 
   const newJobs: { tenant: string; job: string; run: number; agent: string; purpose: string; subject: string }[] = [];
   const entries: {
@@ -189,7 +219,19 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
       }
     }
     if (AUDITED_SINCE_V2.has(event.type) && recorded.position <= sinceV2) continue;
-    const fields = auditFields(event, (job, run) => memory.jobs.get(refOf(tenant, job, run)) ?? null);
+    const fields = auditFields(
+      event,
+      (job, run) => memory.jobs.get(refOf(tenant, job, run)) ?? null,
+      // Entries logged before this build named no version removed: a rebuild keeps their leaves as they were signed.
+      recorded.position <= sinceV2 ? () => null : (plugin, scope, key) => newest.get(recordRefOf(tenant, plugin, scope, key)) ?? null,
+    );
+    if (event.type === 'RecordVersionWritten' || event.type === 'RecordRemoved') {
+      const { plugin, scope, key } = event.data;
+      const version = event.type === 'RecordRemoved' ? null : Math.max(event.data.version, newest.get(recordRefOf(tenant, plugin, scope, key)) ?? 0);
+      newest.set(recordRefOf(tenant, plugin, scope, key), version);
+      const ref = recordRefOf(tenant, plugin, scope, key);
+      touched.set(ref, { tenant, plugin, scope, key, newest: version, removed: version === null || touched.get(ref)?.removed === true });
+    }
     if (!fields) continue;
     const edge = memory.edges.get(tenant)!;
     const seq = edge.size;
@@ -242,6 +284,22 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
         newJobs.map((j) => j.subject),
       ],
     );
+  // Removed first (a key written again after its removal starts again at 1), then the newest kept.
+  const gone = [...touched.values()].filter((t) => t.removed);
+  const written = [...touched.values()].filter((t) => t.newest !== null);
+  if (gone.length > 0)
+    send(
+      `DELETE FROM rm_audit_versions v USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(tenant, plugin, scope, key)
+       WHERE v.tenant = w.tenant AND v.plugin = w.plugin AND v.scope = w.scope AND v.key = w.key`,
+      [gone.map((w) => w.tenant), gone.map((w) => w.plugin), gone.map((w) => w.scope), gone.map((w) => w.key)],
+    );
+  if (written.length > 0)
+    send(
+      `INSERT INTO rm_audit_versions (tenant, plugin, scope, key, newest)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[])
+       ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET newest = GREATEST(rm_audit_versions.newest, EXCLUDED.newest)`,
+      [written.map((w) => w.tenant), written.map((w) => w.plugin), written.map((w) => w.scope), written.map((w) => w.key), written.map((w) => w.newest)],
+    );
   if (entries.length === 0) return writes;
   send(
     `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
@@ -284,7 +342,7 @@ export const createAuditProjection = (): Projection => {
     name: 'audit',
     // Each tenant's entries follow the log's order.
     order: 'log',
-    tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs'],
+    tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs', 'rm_audit_versions'],
     canHandle: HANDLED,
     schema: SCHEMA,
     async apply(sql, event, recorded) {

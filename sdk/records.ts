@@ -1,6 +1,8 @@
 // `custodian/sdk`: agent records for agent runtimes and tool authors. The same calls
 // reach a Custodian service (`{ url, key }`) or a store in this process (`{ store: 'memory' }`),
 // which runs the service's own decider over the memory event store, for unit tests of tools.
+import http from 'node:http';
+import https from 'node:https';
 import * as E from 'fp-ts/lib/Either.js';
 import { memoryEventStore } from '../adapters/eventstore/memory.ts';
 import { memoryKeystore } from '../adapters/keys/memory-keystore.ts';
@@ -71,6 +73,9 @@ const fail = (message: string): never => {
   throw new Error(message);
 };
 
+/** Keys the service refuses anywhere in a value (JSON keeps them; objects built by assignment do not). */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 const pathOf = (path: string, key: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 
 /**
@@ -99,9 +104,16 @@ export const plainValue = (v: unknown, path = 'value'): unknown => {
   if (v instanceof Map || v instanceof Set) return refuse(`a ${v instanceof Map ? 'Map' : 'Set'}`, 'keep a plain object or a list');
   if (Array.isArray(v)) return v.map((item, i) => plainValue(item, `${path}[${i}]`));
   const proto = Object.getPrototypeOf(v) as unknown;
+  // `{ __proto__: {...} }` written as a literal: the key became a prototype of plain data.
+  if (proto !== Object.prototype && proto !== null && !Object.hasOwn(proto as object, 'constructor'))
+    return fail(`records: ${pathOf(path, '__proto__')} is a reserved key: rename it`);
   if (proto !== Object.prototype && proto !== null) return refuse(`an instance of ${(v as object).constructor?.name ?? 'a class'}`, 'keep a plain object');
   const out: Record<string, unknown> = {};
-  for (const [k, item] of Object.entries(v as Record<string, unknown>)) if (item !== undefined) out[k] = plainValue(item, pathOf(path, k));
+  for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+    // As the service refuses them: assigned, `__proto__` would set a prototype and vanish from the JSON.
+    if (RESERVED_KEYS.has(k)) return fail(`records: ${pathOf(path, k)} is a reserved key: rename it`);
+    if (item !== undefined) out[k] = plainValue(item, pathOf(path, k));
+  }
   return out;
 };
 
@@ -148,59 +160,183 @@ export const memoryRecordsStore = (): MemoryRecordsStore => {
  */
 export const recordsClient = (url: string, key: string): Transport => httpTransport(url, key);
 
+/** An id or collection as one path segment: percent-encoded, dots too, so `.` and `..` are names, never path steps. */
+const segment = (s: string) => encodeURIComponent(s).replace(/\./g, '%2E');
+
+interface Answer {
+  readonly status: number;
+  readonly type: string;
+  readonly text: string;
+}
+
+/**
+ * One request, its path sent exactly as written: `fetch` (WHATWG URL) would resolve `.`, `..`,
+ * `%2E` and `%2E%2E` segments into another route, so records named so are reached with
+ * node's own client instead.
+ */
+const request = (base: URL, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const client = base.protocol === 'https:' ? https : http;
+    const req = client.request(
+      {
+        method,
+        hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: base.port === '' ? undefined : Number(base.port),
+        path: `${base.pathname.replace(/\/+$/, '')}${path}`,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+
 const httpTransport = (url: string, key: string): Transport => {
   const base = url.replace(/\/+$/, '');
-  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; text: string }> => {
-    let res: Response;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(base);
+  } catch {
+    parsed = null;
+  }
+  const wrong = (status: number) =>
+    fail(
+      `records: the service at ${base} answered ${status} without an answer of the agent records API: check the url (the service's address, e.g. http://127.0.0.1:8080) and the agent key`,
+    );
+  /**
+   * One call. Every answer that is not a success is an Error with the service's message; only
+   * `get` reads a 404 as "absent", and only the record route's own (`what: "record"`), never a
+   * route the service does not have, nor another server's 404.
+   */
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    absent = false,
+  ): Promise<{ status: number; type: string; json: Record<string, unknown>; text: string }> => {
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      return fail(`records: ${JSON.stringify(url)} is not an http(s) url: give the service's address, e.g. http://127.0.0.1:8080`);
+    let res: Answer;
     try {
-      res = await fetch(`${base}${path}`, {
+      res = await request(
+        parsed,
         method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+        path,
+        {
+          authorization: `Bearer ${key}`,
+          accept: 'application/json, application/x-ndjson',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body === undefined ? undefined : JSON.stringify(body),
+      );
     } catch (error) {
       return fail(`records: the service at ${base} could not be reached (${(error as Error).message}): start it, or give the right url`);
     }
-    const text = await res.text();
     let json: Record<string, unknown> = {};
     try {
-      if (!res.headers.get('content-type')?.includes('ndjson')) json = JSON.parse(text) as Record<string, unknown>;
+      if (res.type.includes('application/json')) {
+        const v = JSON.parse(res.text) as unknown;
+        if (v !== null && typeof v === 'object' && !Array.isArray(v)) json = v as Record<string, unknown>;
+      }
     } catch {
       // A body that is not JSON is reported by status below.
     }
-    // An absent record (`what: record`; older services sent no message) is an answer, not a failure.
-    if (res.status >= 400 && !(res.status === 404 && json.error === 'not_found' && (json.what === 'record' || json.message === undefined)))
+    if (absent && res.status === 404 && json.error === 'not_found' && json.what === 'record') return { status: 404, type: res.type, json, text: res.text };
+    if (res.status >= 400) {
+      if (typeof json.message === 'string') fail(json.message);
+      if (typeof json.error !== 'string') wrong(res.status);
+      if (json.error === 'not_found' && json.what === 'route')
+        fail(`records: the service at ${base} has no route ${method} ${String(json.path)}: check the url (the service's address, e.g. http://127.0.0.1:8080)`);
       fail(
-        typeof json.message === 'string'
-          ? json.message
-          : `records: the service answered ${res.status}${typeof json.error === 'string' ? ` ${json.error}` : ''}${typeof json.field === 'string' ? ` (${json.field}: ${String(json.reason)})` : ''}: check the request, the url and the agent key`,
+        `records: the service answered ${res.status} ${String(json.error)}${typeof json.field === 'string' ? ` (${json.field}: ${String(json.reason)})` : ''}: check the request, the url and the agent key`,
       );
-    return { status: res.status, json, text };
+    }
+    if (res.status < 200 || res.status >= 300) wrong(res.status);
+    return { status: res.status, type: res.type, json, text: res.text };
   };
-  const rec = (c: string, id: string) => `/v1/agent/records/${encodeURIComponent(c)}/${encodeURIComponent(id)}`;
+  /** A success must be the API's answer: anything else (another server, a wrong path) is an error, never "done". */
+  const shaped = <T>(
+    r: { status: number; json: Record<string, unknown> },
+    ok: (j: Record<string, unknown>) => boolean,
+    pick: (j: Record<string, unknown>) => T,
+  ): T => (ok(r.json) ? pick(r.json) : wrong(r.status));
+  const rec = (c: string, id: string) => `/v1/agent/records/${segment(c)}/${segment(id)}`;
+  const isEntries = (j: Record<string, unknown>) => Array.isArray(j.entries);
   return {
     declare: async (d) => {
-      await call('PUT', '/v1/agent/collections', { collections: Object.fromEntries(d.map((c) => [c.name, { people: c.people, fields: c.fields }])) });
+      const r = await call('PUT', '/v1/agent/collections', { collections: Object.fromEntries(d.map((c) => [c.name, { people: c.people, fields: c.fields }])) });
+      shaped(
+        r,
+        (j) => Array.isArray(j.collections),
+        () => undefined,
+      );
     },
-    collections: async () => (await call('GET', '/v1/agent/collections')).json.collections as string[],
-    put: async (c, id, value, started) => (await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) })).json as never,
+    collections: async () =>
+      shaped(
+        await call('GET', '/v1/agent/collections'),
+        (j) => Array.isArray(j.collections),
+        (j) => j.collections as string[],
+      ),
+    put: async (c, id, value, started) =>
+      shaped(
+        await call('PUT', rec(c, id), { value, ...(started === null ? {} : { started_ms: started }) }),
+        (j) => j.id === id && typeof j.createdAt === 'number' && typeof j.updatedAt === 'number',
+        (j) => j as never,
+      ),
     get: async (c, id) => {
-      const r = await call('GET', rec(c, id));
-      return r.status === 404 ? null : ((r.json.value as JsonObject) ?? null);
+      const r = await call('GET', rec(c, id), undefined, true);
+      if (r.status === 404) return null;
+      return shaped(
+        r,
+        (j) => j.value !== null && typeof j.value === 'object',
+        (j) => j.value as JsonObject,
+      );
     },
-    query: async (c, where, page) => {
-      const r = await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page });
-      return r.json.entries as never;
-    },
+    query: async (c, where, page) =>
+      shaped(await call('POST', `/v1/agent/records/${segment(c)}/query`, { where, ...page }), isEntries, (j) => j.entries as never),
     queryFitted: async (c, where, page, ask) =>
-      (await call('POST', `/v1/agent/records/${encodeURIComponent(c)}/query`, { where, ...page, ...ask })).json as never,
-    delete: async (c, id) => (await call('DELETE', rec(c, id))).json.deleted === true,
-    forget: async (person, also) => (await call('POST', '/v1/agent/forget', { person, also })).json.deleted as number,
-    export: async () =>
-      (await call('GET', '/v1/agent/export')).text
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as Entry & { collection: string }),
+      shaped(
+        await call('POST', `/v1/agent/records/${segment(c)}/query`, { where, ...page, ...ask }),
+        (j) => isEntries(j) && typeof j.fit === 'object',
+        (j) => j as never,
+      ),
+    delete: async (c, id) =>
+      shaped(
+        await call('DELETE', rec(c, id)),
+        (j) => typeof j.deleted === 'boolean',
+        (j) => j.deleted as boolean,
+      ),
+    forget: async (person, also) =>
+      shaped(
+        await call('POST', '/v1/agent/forget', { person, also }),
+        (j) => typeof j.deleted === 'number',
+        (j) => j.deleted as number,
+      ),
+    export: async () => {
+      const r = await call('GET', '/v1/agent/export');
+      if (!r.type.includes('ndjson')) return wrong(r.status);
+      const lines = r.text.split('\n').filter((l) => l.trim() !== '');
+      const records: (Entry & { collection: string })[] = [];
+      for (const l of lines) {
+        let line: unknown;
+        try {
+          line = JSON.parse(l);
+        } catch {
+          return wrong(r.status);
+        }
+        const e = line as Partial<Entry & { collection: string }>;
+        if (typeof e !== 'object' || e === null || typeof e.collection !== 'string' || typeof e.id !== 'string') return wrong(r.status);
+        records.push(e as Entry & { collection: string });
+      }
+      return records;
+    },
   };
 };
 

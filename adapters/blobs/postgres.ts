@@ -63,6 +63,14 @@ export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
+        // One writer per file and tree: identical uploads at once (a retried tool call) wait
+        // here, and each after the first finds the file stored and only renews it.
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [['custodian-blob', ...params(k)].join('\n')]);
+        const again = await client.query(`UPDATE custodian_blobs SET stored_ms = greatest(stored_ms, $4) WHERE ${where}`, [...params(k), now]);
+        if ((again.rowCount ?? 0) > 0) {
+          await client.query('COMMIT');
+          return { size: bytes.length, renewed: true };
+        }
         // Chunks first, one statement each; the file row last, so a file is seen only whole.
         await client.query(`DELETE FROM custodian_blob_chunks WHERE ${where}`, params(k));
         for (let i = 0; i < count; i++) {
@@ -74,15 +82,12 @@ export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<
             Buffer.concat([nonce, ciphertext]),
           ]);
         }
-        const made = await client.query(
-          `INSERT INTO custodian_blobs (tenant, tree, sha256, size, chunks, file_key, data_subject, stored_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (tenant, tree, sha256) DO NOTHING`,
+        await client.query(
+          `INSERT INTO custodian_blobs (tenant, tree, sha256, size, chunks, file_key, data_subject, stored_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
           [...params(k), bytes.length, count, JSON.stringify(sealedKey), dataSubject, now],
         );
-        // Another writer stored the same file first: keep its chunks, not ours.
-        if ((made.rowCount ?? 0) === 0) await client.query('ROLLBACK');
-        else await client.query('COMMIT');
-        return { size: bytes.length, renewed: (made.rowCount ?? 0) === 0 };
+        await client.query('COMMIT');
+        return { size: bytes.length, renewed: false };
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;

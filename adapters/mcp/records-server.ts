@@ -4,7 +4,7 @@ import { fitAsked } from '../../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../../domain/collections/limits.ts';
 import { CAP } from '../../domain/fit/bounds.ts';
 import { VIEWS, type View } from '../../domain/fit/types.ts';
-import type { recordsClient } from '../../sdk/records.ts';
+import { plainValue, type recordsClient } from '../../sdk/records.ts';
 
 type Client = ReturnType<typeof recordsClient>;
 
@@ -57,11 +57,16 @@ export const recordsMcpServer = (client: Client, version: string) => {
       inputSchema: {
         collection,
         id,
-        value: z.record(z.string(), z.unknown()).describe('a plain JSON object'),
+        // Taken as sent and checked as the SDK checks a value: a schema that rebuilds the object would drop a `__proto__` key unseen.
+        value: z.unknown().describe('a plain JSON object'),
         started_ms: z.number().int().nonnegative().optional().describe('when the tool run that produced the value started (ms since 1970)'),
       },
     },
-    async (a) => answer(await client.put(a.collection, a.id, a.value, a.started_ms ?? null)),
+    async (a) => {
+      const value = plainValue(a.value);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('records: value is not a JSON object: put a plain object');
+      return answer(await client.put(a.collection, a.id, value, a.started_ms ?? null));
+    },
   );
 
   server.registerTool(
@@ -81,17 +86,20 @@ export const recordsMcpServer = (client: Client, version: string) => {
         collection,
         where: z.record(z.string(), scalar).optional(),
         limit: z.number().int().optional(),
-        after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+        after: z
+          .object({ createdAt: z.number(), id: z.string() })
+          .optional()
+          .describe("the previous page's last entry, or its next: only createdAt and id are read"),
         view: z.enum(VIEWS as [View, ...View[]]).optional(),
-        budget: z.number().int().min(0).max(CAP).optional(),
+        budget: z.number().int().min(0).optional().describe(`tokens; a budget above ${CAP} is read as ${CAP}`),
         query: z.string().max(1_000).optional(),
       },
     },
     async (a) => {
-      const page = { ...(a.limit === undefined ? {} : { limit: a.limit }), ...(a.after ? { after: a.after } : {}) };
+      const page = { ...(a.limit === undefined ? {} : { limit: a.limit }), ...(a.after ? { after: { createdAt: a.after.createdAt, id: a.after.id } } : {}) };
       const ask = {
         ...(a.view === undefined ? {} : { view: a.view }),
-        ...(a.budget === undefined ? {} : { budget: a.budget }),
+        ...(a.budget === undefined ? {} : { budget: Math.min(a.budget, CAP) }),
         ...(a.query ? { query: a.query } : {}),
       };
       if (fitAsked(ask)) return answer(await client.queryFitted(a.collection, a.where ?? {}, page, ask));

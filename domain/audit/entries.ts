@@ -27,7 +27,12 @@ const withJob = (job: string, facts: JobFacts | null) => ({ job, ...(facts ? { a
  * another job, and an entry must read the same however late it is rebuilt. Events that are
  * not audit-relevant answer null.
  */
-export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number) => JobFacts | null): AuditFields | null => {
+export const auditFields = (
+  e: DomainEvent,
+  jobFacts: (job: string, run: number) => JobFacts | null,
+  /** The newest version a record had when it was removed (its versions are 1…newest), or null when unknown. */
+  newestVersion: (plugin: string, scope: string, key: string) => number | null = () => null,
+): AuditFields | null => {
   switch (e.type) {
     case 'RecordsRead': {
       const d = e.data;
@@ -111,8 +116,17 @@ export const auditFields = (e: DomainEvent, jobFacts: (job: string, run: number)
       return { kind: 'erasure_requested', subject: e.data.data_subject };
     case 'SubjectKeyShredded':
       return { kind: 'erasure', subject: e.data.data_subject, records_erased: e.data.records, receipt: e.data.receipt };
-    case 'RecordRemoved':
-      return { kind: 'record_removed', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: 0 }], reason: e.data.reason };
+    case 'RecordRemoved': {
+      // A removal takes every version: the entry names the last one and how many went (1…last).
+      const last = newestVersion(e.data.plugin, e.data.scope, e.data.key);
+      return {
+        kind: 'record_removed',
+        plugin: e.data.plugin,
+        records: [{ scope: e.data.scope, key: e.data.key, version: last ?? 0 }],
+        ...(last === null ? {} : { versions_removed: last }),
+        reason: e.data.reason,
+      };
+    }
     case 'RenewalRequested':
       return { kind: 'renewal_requested', plugin: e.data.plugin, records: [{ scope: e.data.scope, key: e.data.key, version: e.data.version }] };
     case 'AgentRecordsRead':

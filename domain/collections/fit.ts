@@ -1,4 +1,4 @@
-import { boundsOf, broken, measure, normalBudget, phraseOf, type Bound } from '../fit/bounds.ts';
+import { boundsOf, broken, CAP, measure, normalBudget, phraseOf, type Bound } from '../fit/bounds.ts';
 import { firstSentence } from '../fit/sentence.ts';
 import { VIEWS, type FitNote, type View } from '../fit/types.ts';
 import type { JsonObject } from './values.ts';
@@ -81,7 +81,9 @@ export const fitEntries = <E extends FitEntry>(
   text: (shown: readonly Shown<E>[]) => string,
   name: string,
 ): FittedEntries<E> => {
-  const budget = normalBudget(ask.budget);
+  // A budget above CAP is answered as CAP (SPEC §13), never refused.
+  const asked = normalBudget(ask.budget);
+  const budget = asked === undefined ? undefined : Math.min(asked, CAP);
   const bounds = boundsOf({ ...(budget === undefined ? {} : { budget }) });
   const keys = keysOf(ask.query);
   // Record by record: an export of 10,000 values of 64 KiB is never written out as one text.
@@ -100,22 +102,29 @@ export const fitEntries = <E extends FitEntry>(
       continue;
     }
     const shown = all.map((e) => render(e, view, keys));
-    const count = fittingPrefix(shown, bounds, text);
-    if (count === 0 && shown.length > 0 && view !== 'stub') {
+    const fitting = fittingPrefix(shown, bounds, text);
+    if (fitting === 0 && shown.length > 0 && view !== 'stub') {
       const alone = measure(text(shown.slice(0, 1))).tokens;
       reasons.push(
         `one record ${view === 'full' ? 'whole' : `in view "${view}"`} (${n(alone)} tokens) is over ${phraseOf(broken(bounds, measure(text(shown.slice(0, 1)))))}`,
       );
       continue;
     }
+    // The stub is the floor (SPEC §13): a page always shows at least one record, so reading on
+    // with its `next` moves past it; a stub alone over the budget is answered anyway and says so.
+    const count = Math.max(fitting, Math.min(1, shown.length));
     const entries = shown.slice(0, count);
     const tokens = measure(text(entries)).tokens;
     const left = all.length - count;
     const said: string[] = [];
     if (view !== 'full')
       said.push(`Each record is shown ${VIEW_SAYS[view]}${reasons.length > 0 ? ` because ${reasons.join(', and ')}` : `, as view "${view}" was asked for`}.`);
+    if (fitting < count)
+      said.push(
+        `The first record's stub alone (${n(tokens)} tokens) is over ${phraseOf(broken(bounds, measure(text(entries))))}; it is answered anyway as the floor: get it by its id to read its value.`,
+      );
     if (left > 0) {
-      const cutBy = broken(bounds, measure(text(shown.slice(0, count + 1))));
+      const cutBy = fitting < count ? broken(bounds, measure(text(entries))) : broken(bounds, measure(text(shown.slice(0, count + 1))));
       said.push(
         `${n(left)} of the ${n(all.length)} records of ${name} were left out because the next one would go over ${phraseOf(cutBy)}; ask again with the answer's next to read on.`,
       );

@@ -14,7 +14,7 @@ import { startRevoked } from './sticky.ts';
 import { wallHeld } from './walls.ts';
 import { subjectProblem } from '../shared/subjects.ts';
 import { assembleStartupText, type StartupAnswer } from '../startup/assemble.ts';
-import { startupFunctions, startupTargets } from '../startup/plugins.ts';
+import { reachesPlugin, startupFunctions, startupTargets } from '../startup/plugins.ts';
 import { offloadThreshold } from '../files/threshold.ts';
 
 export interface StartJobRequest {
@@ -272,7 +272,10 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   if (c.revokedBy && c.revokedBy.length > 0) return E.left(refusal('revoked', { reason: c.revokedBy.join('; ') }));
   if (!c.envelopeValid) return E.left(refusal('envelope_invalid'));
   const scope = callScope(s.start.plugin, c.function);
-  if (!s.start.scopes.includes(scope)) return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));
+  // A granted plugin's start-up function is the job's to call when the job reaches that plugin at all (SPEC §4).
+  const grantedStartup = c.startup && c.function.includes('/') && reachesPlugin(s.start.scopes, c.function.slice(0, c.function.indexOf('/')));
+  if (!s.start.scopes.includes(scope) && !grantedStartup)
+    return E.left(refusal('scope', { function: c.function, reason: `${scope} is not in the job's scopes` }));
   if (c.startup && c.function.includes('/')) {
     // A plugin reached under a grant adds start-up text through its own declared start-up function.
     const [plugin, fn] = [c.function.slice(0, c.function.indexOf('/')), c.function.slice(c.function.indexOf('/') + 1)];

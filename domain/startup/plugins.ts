@@ -8,11 +8,22 @@ export interface StartupTarget {
   readonly function: string;
 }
 
+/** The plugin a grant reaches: `plugin:<p>`, or `tool:<p>/<fn>` / `agent:<p>/<a>` (any one of its functions or agents). */
+const grantedPlugin = (grant: string): string | null => {
+  if (grant.startsWith('plugin:')) return grant.slice('plugin:'.length);
+  const m = /^(?:tool|agent):([^/]+)\//.exec(grant);
+  return m ? m[1]! : null;
+};
+
+/** Whether the job's scopes name any function or agent of `plugin`: then it uses that plugin, and its start-up text is the job's to ask for. */
+export const reachesPlugin = (scopes: readonly string[], plugin: string): boolean =>
+  scopes.some((s) => s.startsWith(`tool:${plugin}/`) || s.startsWith(`agent:${plugin}/`));
+
 /**
  * The plugins that add start-up text to a job (SPEC §4): its own plugin first, then the plugins
- * its plugin's grants reach, in grant order, each only when it declares a start-up function the
- * job's scopes reach; at most four. A `plugin:<p>` grant reaches p; a `tool:<p>/<fn>` grant
- * reaches p only when fn is p's start-up function.
+ * its plugin's grants reach, in grant order, each when it declares a start-up function and the
+ * job's scopes still name one of its functions or agents; at most four. A `plugin:<p>` grant
+ * reaches p, and so does a `tool:<p>/<fn>` grant of any one of p's functions.
  */
 export const startupTargets = (
   job: { readonly plugin: string; readonly startup_function: string | null; readonly scopes: readonly string[] },
@@ -23,12 +34,11 @@ export const startupTargets = (
   if (job.startup_function !== null && job.scopes.includes(toolScope(job.plugin, job.startup_function)))
     out.push({ plugin: job.plugin, function: job.startup_function });
   for (const g of grants) {
-    const name = g.startsWith('plugin:') ? g.slice('plugin:'.length) : g.startsWith('tool:') ? g.slice('tool:'.length).split('/')[0]! : null;
+    const name = grantedPlugin(g);
     if (name === null || name === job.plugin || out.some((t) => t.plugin === name)) continue;
     const p = Object.hasOwn(plugins, name) ? plugins[name] : undefined;
     if (!p || p.startup === null) continue;
-    if (g.startsWith('tool:') && g !== toolScope(name, p.startup)) continue;
-    if (!job.scopes.includes(toolScope(name, p.startup))) continue;
+    if (!reachesPlugin(job.scopes, name)) continue;
     out.push({ plugin: name, function: `${name}/${p.startup}` });
   }
   return out.slice(0, MAX_STARTUP_PLUGINS);

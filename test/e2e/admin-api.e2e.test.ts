@@ -79,7 +79,7 @@ describe('admin API: jobs and calls', () => {
     const minted = await svc.admin('POST', '/v1/tenants/acme/jobs/j-call/calls', { function: 'save' });
     expect(minted.status).toBe(201);
     const meta = minted.body._meta;
-    expect(meta['oz0/records']).toMatchObject({ url: `${svc.url}/v1/records`, agent: 'notes/scribe' });
+    expect(meta['oz0/records']).toMatchObject({ url: `${svc.url}/v1/records`, agent: 'scribe' });
     const ticket: string = meta['oz0/records'].ticket;
     expect(Buffer.from(ticket, 'base64url').length).toBeGreaterThanOrEqual(16);
     expect(meta['oz0/idempotency_key']).toEqual(expect.any(String));

@@ -6,11 +6,11 @@ import { z } from 'zod';
 import type { AgentKeyCommands } from '../../../commands/collections-keys.ts';
 import { exportText, type CollectionsService } from '../../../commands/collections.ts';
 import { fitAsked, type FitAsk } from '../../../domain/collections/fit.ts';
-import { CAP } from '../../../domain/fit/bounds.ts';
 import { VIEWS, type View } from '../../../domain/fit/types.ts';
 import { AGENT_KEY_AGENT } from '../../../domain/collections/agent-keys.ts';
 import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import { JsonBudget, TextBudget } from '../fit-params.ts';
 import { AGENT_KEY, agentOf } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
 import { statusOf } from '../status.ts';
@@ -35,19 +35,20 @@ const PutBody = z.strictObject({ value: z.unknown(), started_ms: z.number().int(
 // SPEC §13: any of view, budget, query asks for a fitted answer.
 const FitFields = {
   view: z.enum(VIEWS as [View, ...View[]]).optional(),
-  budget: z.number().int().min(0).max(CAP).optional(),
+  budget: JsonBudget.optional(),
   query: z.string().max(1_000).optional(),
 };
 const QueryBody = z.strictObject({
   where: z.record(z.string(), scalar).optional(),
   limit: z.number().optional(),
-  after: z.strictObject({ createdAt: z.number(), id: z.string() }).optional(),
+  // The previous page's last entry, passed whole (SPEC §12): only createdAt and id are read, the rest is ignored.
+  after: z.object({ createdAt: z.number(), id: z.string() }).optional(),
   ...FitFields,
 });
 /** `after` is the `next` of a fitted export's last line: `<createdAt>:<id>`. */
 const ExportQuery = z.strictObject({
   ...FitFields,
-  budget: z.coerce.number().int().min(0).max(CAP).optional(),
+  budget: TextBudget.optional(),
   after: z
     .string()
     .regex(/^\d{1,16}:.*$/s, "after is <createdAt>:<id>, as a fitted export's next gives it")

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { bodyGate } from '../body-gate.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as E from 'fp-ts/lib/Either.js';
 import type { RecordsService } from '../../../commands/records-service.ts';
@@ -15,6 +16,8 @@ export interface FilesDeps {
   readonly service: RecordsService;
   readonly files: FileCommands;
   readonly runner: ProjectionRunner;
+  /** Shared with the results route: the large bodies this process holds at once. */
+  readonly largeBodies: ReturnType<typeof bodyGate>;
 }
 
 /** A call ticket; its raw body errors are answered as they come (no deferred check 3 here). */
@@ -39,6 +42,9 @@ export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
         config: FILE_TICKET,
         bodyLimit: MAX_FILE_BYTES,
         onRequest: gate,
+        preParsing: deps.largeBodies.preParsing,
+        onResponse: deps.largeBodies.done,
+        onRequestAbort: deps.largeBodies.done,
         validatorCompiler: bodyCheckedByHandler,
         schema: {
           tags: ['files'],

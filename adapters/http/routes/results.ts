@@ -3,11 +3,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { RecordsService } from '../../../commands/records-service.ts';
 import type { ResultCommands } from '../../../commands/results.ts';
-import { CAP } from '../../../domain/fit/bounds.ts';
 import { VIEWS } from '../../../domain/fit/types.ts';
 import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
+import type { bodyGate } from '../body-gate.ts';
+import { JsonBudget } from '../fit-params.ts';
 import { FILE_TICKET, refuse } from './files.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { Answers, bodyCheckedByHandler, ok } from '../responses.ts';
@@ -17,6 +18,8 @@ export interface ResultsDeps {
   readonly service: RecordsService;
   readonly results: ResultCommands;
   readonly runner: ProjectionRunner;
+  /** Shared with the files route: the large bodies this process holds at once. */
+  readonly largeBodies: ReturnType<typeof bodyGate>;
 }
 
 const OffloadBody = z.strictObject({ tool: z.string().min(1).max(200), content: z.unknown() });
@@ -29,7 +32,7 @@ const ReadBody = z.strictObject({
     .regex(/^\d{1,9}-\d{1,9}$/, 'a line range such as 120-180')
     .optional(),
   query: z.string().min(1).max(1000).optional(),
-  budget: z.number().int().min(0).max(CAP).optional(),
+  budget: JsonBudget.optional(),
 });
 
 const invalidOf = (error: z.ZodError, schema: z.ZodType, body: unknown): Refusal => refusalOfIssue(error.issues[0]! as SchemaIssue, schema, body);
@@ -37,6 +40,7 @@ const invalidOf = (error: z.ZodError, schema: z.ZodType, body: unknown): Refusal
 /** Offloading results (SPEC §13), behind the records API's ticket gate. */
 export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
   const gate = ticketGate(deps.service);
+  const large = deps.largeBodies;
 
   app.post(
     '/v1/results',
@@ -45,6 +49,9 @@ export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
       config: FILE_TICKET,
       bodyLimit: MAX_FILE_BYTES,
       onRequest: gate,
+      preParsing: large.preParsing,
+      onResponse: large.done,
+      onRequestAbort: large.done,
       validatorCompiler: bodyCheckedByHandler,
       schema: {
         tags: ['files'],

@@ -49,11 +49,11 @@ describe('job decider: start-up', () => {
       ['boot', true, 'c1'],
       ['b/boot', true, 'c2'],
       ['a/boot', true, 'c3'],
-      ['d/boot', true, 'c4'],
+      ['c/boot', true, 'c4'],
     ]);
     expect(events.at(-1)).toMatchObject({
       type: 'StartupPrepared',
-      data: { budget: 300, plugins: [{ plugin: 'home' }, { plugin: 'b' }, { plugin: 'a' }, { plugin: 'd' }] },
+      data: { budget: 300, plugins: [{ plugin: 'home' }, { plugin: 'b' }, { plugin: 'a' }, { plugin: 'c' }] },
     });
   });
 
@@ -107,7 +107,7 @@ describe('job decider: start-up', () => {
         left_out: [
           { plugin: 'b', reason: 'failed' },
           { plugin: 'a', reason: 'refused' },
-          { plugin: 'd', reason: 'no_answer' },
+          { plugin: 'c', reason: 'no_answer' },
         ],
       },
     });
