@@ -4,7 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
-import { envelopeView, jobView, type JobState } from '../domain/jobs/state.ts';
+import { envelopeView, jobView, liveCall, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
@@ -175,7 +175,7 @@ export const jobCommands = (
       );
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);
-        const minted = s.calls[call]!;
+        const minted = liveCall(s, call)!;
         return {
           call,
           step: minted.step,

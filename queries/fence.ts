@@ -2,7 +2,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import { envelopeHash, head, type Chain } from '../domain/envelopes/block.ts';
 import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
-import { evolveJob, initialJobState, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
+import { endedMark, evolveJob, initialJobState, liveCall, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
+import { keyedGet } from '../domain/jobs/keyed.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
@@ -28,8 +29,6 @@ export interface FenceDeps {
 interface Folded {
   readonly revision: number;
   readonly state: JobState;
-  /** call → the ticket hash its `CallMinted` recorded. */
-  readonly tickets: ReadonlyMap<string, string>;
   /** The revisions of the current run's `EnvelopeBlockAppended` events, and their marks when read. */
   readonly blockRevisions: readonly number[];
   readonly marks: string | null;
@@ -44,7 +43,6 @@ interface Folded {
 const empty: Folded = {
   revision: -1,
   state: initialJobState(),
-  tickets: new Map(),
   blockRevisions: [],
   marks: null,
   corrupt: false,
@@ -81,7 +79,6 @@ export const logFence = (deps: FenceDeps): Fence => {
 
   const fold = (from: Folded, events: readonly RecordedEvent[]): Folded => {
     let { state, corrupt, blockRevisions } = from;
-    const tickets = new Map(from.tickets);
     for (const r of events) {
       const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
       if (E.isLeft(decoded)) {
@@ -92,7 +89,6 @@ export const logFence = (deps: FenceDeps): Fence => {
       state = evolveJob(state, event) ?? state;
       if (event.type === 'JobStarted') blockRevisions = [];
       if (event.type === 'EnvelopeBlockAppended' && state.exists && event.data.run === state.start.run) blockRevisions = [...blockRevisions, r.revision];
-      if (event.type === 'CallMinted') tickets.set(event.data.call, event.data.ticket_hash);
     }
     const revision = events.at(-1)?.revision ?? from.revision;
     const chainMoved = !state.exists || !from.state.exists || state.chain !== from.state.chain || from.corrupt !== corrupt;
@@ -100,7 +96,6 @@ export const logFence = (deps: FenceDeps): Fence => {
     return {
       revision,
       state,
-      tickets,
       blockRevisions,
       marks: from.marks,
       corrupt,
@@ -194,11 +189,12 @@ export const logFence = (deps: FenceDeps): Fence => {
     if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return { refused: 'revoked' };
     // A read model that disagrees with the verified log has been edited: deny rather than pick one.
     if (envelopeHash(found.chain) !== log.envelope) return { refused: 'revoked' };
-    const call = state.calls[found.call];
+    const call = liveCall(state, found.call);
+    const hash = ticketHash(ticket);
     // A call the log ended (a retried step ends the original) is a dead ticket, not a fenced job
     // (SPEC check 1); a call or ticket the log never minted means the read model was edited.
-    if (!call || log.tickets.get(found.call) !== ticketHash(ticket)) return { refused: 'revoked' };
-    if (call.ended) return { refused: 'ticket' };
+    if (!call) return keyedGet(state.ended, found.call) === endedMark(hash) ? { refused: 'ticket' } : { refused: 'revoked' };
+    if (call.ticket_hash !== hash) return { refused: 'revoked' };
     const block = head(state.chain);
     // No ceiling is no expiry (SPEC §6: a job is never fenced by a default).
     const expires = Math.min(block.expires_ms ?? Infinity, state.start.expires_ms ?? Infinity);
