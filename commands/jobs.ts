@@ -8,16 +8,25 @@ import { envelopeView, jobView, liveCall, type JobState } from '../domain/jobs/s
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
-import { jobStream, tenantStream } from '../domain/shared/names.ts';
+import { jobStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
-import { tenantDecider } from '../domain/tenants/decide.ts';
-import { handleCommand, loadState, type Handled } from './handle.ts';
+import { handle, handleCommand, inspect, stateCache, type Handled, type HandlerOptions } from './handle.ts';
 import type { FileCommands, HandSource } from './files.ts';
 import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
-import { reachedSince, tenantLog } from './revocations-since.ts';
+import { reachedSince } from './revocations-since.ts';
+import { tenantLogs } from './tenant-logs.ts';
+import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import { packJob, unpackJob } from '../domain/jobs/snapshot.ts';
+import type { JobStreamEvent } from '../domain/jobs/state.ts';
+
 import { startRevoked } from '../domain/jobs/sticky.ts';
 import { startupFunctions } from '../domain/startup/plugins.ts';
+
+/** Job states kept folded per instance; the least recently used goes first. */
+const CACHED_JOBS = 2_000;
+/** Events between a job's snapshots: a cold load reads at most this many events after one. */
+const SNAPSHOT_EVERY = 100;
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
@@ -52,12 +61,61 @@ export const jobCommands = (
   holdsFiles?: (tenant: string, tree: string) => Promise<boolean>,
   /** Handing files named by an admin start to the new job's tree (SPEC §13); none: refused. */
   handFiles?: Pick<FileCommands, 'handable' | 'hand'>,
+  /** Job snapshots: a job not in this instance's cache is read from its snapshot and the events after it. */
+  snapshots?: SnapshotStore,
+  onError?: (error: unknown) => void,
 ) => {
-  const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
+  const cache = stateCache<JobState>(CACHED_JOBS);
+  const tenantLog = tenantLogs(store);
+  /** The revision of each job stream's newest snapshot this instance knows of (-1: none). */
+  const snapshotAt = new Map<string, number>();
+  const options = (tenant: string): HandlerOptions<JobStreamEvent, JobState> => ({
+    cache,
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
-    handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant }, (t) =>
-      refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
+    tampered: (t) => refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
+    ...(snapshots
+      ? {
+          snapshot: async (stream: string) => {
+            const found = await snapshots.load(stream);
+            const state = found ? (unpackJob(found.state, stream, found.revision, macs(tenant))?.state ?? null) : null;
+            if (snapshotAt.size > 4 * CACHED_JOBS) snapshotAt.clear();
+            snapshotAt.set(stream, found && state ? found.revision : -1);
+            return found && state ? { state, revision: found.revision } : null;
+          },
+          appended: (stream: string, folded) => {
+            const revision = folded.revision as number;
+            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+            snapshotAt.set(stream, revision);
+            // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
+            void snapshots
+              .save(stream, { revision, state: packJob({ state: folded.state }, stream, revision, macs(tenant)) })
+              .catch((error) => onError?.(error));
+          },
+        }
+      : {}),
+  });
+  const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
+    handle(
+      store,
+      jobStream(tenant, job),
+      jobDecider,
+      command,
+      { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
+      options(tenant),
     );
+  /** The job's state caught up (from the cache, else its snapshot), under the stream's lock. */
+  const current = (tenant: string, job: string): Promise<JobState> =>
+    inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant)) as Promise<JobState>;
+  /**
+   * The position of the job stream's newest event: read from the revision this instance last
+   * folded (a cold job is caught up from its snapshot first), never the whole stream.
+   */
+  const newestPosition = async (tenant: string, job: string): Promise<number | undefined> => {
+    const stream = jobStream(tenant, job);
+    if (!cache.get(stream)) await current(tenant, job);
+    const revision = cache.get(stream)?.revision;
+    return (await store.readStream(stream, typeof revision === 'number' ? revision : 0)).at(-1)?.position;
+  };
 
   /**
    * A start is decided on the tenant at some revision R and appended at position P. A
@@ -80,7 +138,7 @@ export const jobCommands = (
     ctx: Ctx,
   ): Promise<Refusal | null> => {
     if (settle) await settle(position);
-    const log = await tenantLog(store, tenant, position);
+    const log = await tenantLog(tenant, position);
     const hit = reachedSince(log, s.chain);
     const sticky = log.state.exists ? startRevoked(log.state, request) : null;
     const reasons = sticky === null ? hit.reasons : [...hit.reasons, sticky];
@@ -93,8 +151,8 @@ export const jobCommands = (
   return {
     async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {
       const id = job ?? randomUUID();
-      const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
-      const parent = request.parent === undefined ? null : (await loadState(store, jobStream(tenant, request.parent), jobDecider)).state;
+      const { state: tenantState } = await tenantLog(tenant);
+      const parent = request.parent === undefined ? null : await current(tenant, request.parent);
       const named = request.files ?? [];
       const handing: E.Either<Refusal, readonly HandSource[]> =
         named.length === 0
@@ -151,9 +209,9 @@ export const jobCommands = (
       // job's epoch that reaches its chain refuses the mint, as it refuses the fence. Every
       // append below the job's newest event has finished first, so a batch that raced the
       // job's start is in what is read.
-      const newest = (await store.readStream(jobStream(tenant, job))).at(-1)?.position;
+      const newest = await newestPosition(tenant, job);
       if (settle && newest !== undefined) await settle(newest);
-      const log = await tenantLog(store, tenant);
+      const log = await tenantLog(tenant);
       const result = await run(
         tenant,
         job,
