@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ticketHash } from '../domain/shared/hash.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import type { EventStore } from '../domain/ports/event-store.ts';
+import { TamperedLog, type EventStore } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
 import { envelopeView, jobView, liveCall, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
@@ -10,7 +10,8 @@ import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
 import { jobStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
-import { handle, handleCommand, inspect, stateCache, type Handled, type HandlerOptions } from './handle.ts';
+import { handle, handleCommand, inspect, type Handled, type HandlerOptions } from './handle.ts';
+import { jobBlocks, jobStateCache } from './job-blocks.ts';
 import type { FileCommands, HandSource } from './files.ts';
 import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
@@ -65,31 +66,37 @@ export const jobCommands = (
   snapshots?: SnapshotStore,
   onError?: (error: unknown) => void,
 ) => {
-  const cache = stateCache<JobState>(CACHED_JOBS);
+  const blocks = jobBlocks(4 * CACHED_JOBS);
+  const cache = jobStateCache(CACHED_JOBS, blocks);
   const tenantLog = tenantLogs(store);
   /** The revision of each job stream's newest snapshot this instance knows of (-1: none). */
   const snapshotAt = new Map<string, number>();
-  const options = (tenant: string): HandlerOptions<JobStreamEvent, JobState> => ({
+  const options = (tenant: string, stream: string): HandlerOptions<JobStreamEvent, JobState> => ({
     cache,
+    codec: blocks.codec(stream),
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
     tampered: (t) => refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
     ...(snapshots
       ? {
           snapshot: async (stream: string) => {
+            if (blocks.replaying(stream)) return null;
             const found = await snapshots.load(stream);
-            const state = found ? (unpackJob(found.state, stream, found.revision, macs(tenant))?.state ?? null) : null;
+            const packed = found ? unpackJob(found.state, stream, found.revision, macs(tenant)) : null;
             if (snapshotAt.size > 4 * CACHED_JOBS) snapshotAt.clear();
-            snapshotAt.set(stream, found && state ? found.revision : -1);
-            return found && state ? { state, revision: found.revision } : null;
+            snapshotAt.set(stream, found && packed ? found.revision : -1);
+            if (!found || !packed) return null;
+            // The blocks' marks as they were when the snapshot was taken: checked before the state is used.
+            if (packed.blocks && typeof packed.marks === 'string') blocks.restore(stream, packed.blocks, packed.marks);
+            return { state: packed.state, revision: found.revision };
           },
           appended: (stream: string, folded) => {
             const revision = folded.revision as number;
             if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
             snapshotAt.set(stream, revision);
             // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
-            void snapshots
-              .save(stream, { revision, state: packJob({ state: folded.state }, stream, revision, macs(tenant)) })
-              .catch((error) => onError?.(error));
+            const known = blocks.get(stream);
+            const snapshot = known && known.marks !== null ? { state: folded.state, blocks: known.revisions, marks: known.marks } : { state: folded.state };
+            void snapshots.save(stream, { revision, state: packJob(snapshot, stream, revision, macs(tenant)) }).catch((error) => onError?.(error));
           },
         }
       : {}),
@@ -101,18 +108,33 @@ export const jobCommands = (
       jobDecider,
       command,
       { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
-      options(tenant),
+      options(tenant, jobStream(tenant, job)),
     );
   /** The job's state caught up (from the cache, else its snapshot), under the stream's lock. */
   const current = (tenant: string, job: string): Promise<JobState> =>
-    inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant)) as Promise<JobState>;
+    inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant, jobStream(tenant, job))) as Promise<JobState>;
+  /**
+   * A cached job state is used only while its blocks' marks hold: one indexed read of a few
+   * rows. A block edited in place (or blocks not known yet) sets the cache and the snapshot
+   * aside, so the next load replays the whole stream, and the log's MACs speak.
+   */
+  const checkBlocks = async (tenant: string, job: string) => {
+    if (!store.marks) return;
+    const stream = jobStream(tenant, job);
+    const known = blocks.get(stream);
+    if (!known) return blocks.distrust(stream);
+    const seen = await store.marks(stream, known.revisions);
+    if (known.marks === null) known.marks = seen.marks;
+    else if (seen.marks !== known.marks) blocks.distrust(stream);
+  };
   /**
    * The position of the job stream's newest event: read from the revision this instance last
    * folded (a cold job is caught up from its snapshot first), never the whole stream.
    */
   const newestPosition = async (tenant: string, job: string): Promise<number | undefined> => {
     const stream = jobStream(tenant, job);
-    if (!cache.get(stream)) await current(tenant, job);
+    // A log that does not verify is refused by the mint's own load, which replays it.
+    if (!cache.get(stream)) await current(tenant, job).catch((error: unknown) => (error instanceof TamperedLog ? null : Promise.reject(error)));
     const revision = cache.get(stream)?.revision;
     return (await store.readStream(stream, typeof revision === 'number' ? revision : 0)).at(-1)?.position;
   };
@@ -210,6 +232,7 @@ export const jobCommands = (
       // append below the job's newest event has finished first, so a batch that raced the
       // job's start is in what is read.
       const newest = await newestPosition(tenant, job);
+      await checkBlocks(tenant, job);
       if (settle && newest !== undefined) await settle(newest);
       const log = await tenantLog(tenant);
       const result = await run(
