@@ -113,19 +113,36 @@ export const jobCommands = (
   /** The job's state caught up (from the cache, else its snapshot), under the stream's lock. */
   const current = (tenant: string, job: string): Promise<JobState> =>
     inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant, jobStream(tenant, job))) as Promise<JobState>;
+  /** `current`, where a log that does not verify stays set aside: the command's own load replays it and refuses. */
+  const load = (tenant: string, job: string) =>
+    current(tenant, job).catch((error: unknown) => {
+      if (!(error instanceof TamperedLog)) throw error;
+      blocks.distrust(jobStream(tenant, job));
+      return null;
+    });
   /**
    * A cached job state is used only while its blocks' marks hold: one indexed read of a few
-   * rows. A block edited in place (or blocks not known yet) sets the cache and the snapshot
-   * aside, so the next load replays the whole stream, and the log's MACs speak.
+   * rows. Blocks not known yet, not marked yet or edited in place: their marks are taken, then
+   * the whole log is replayed after them (as the fence does), so an edit made before shows in
+   * the log's MACs now and one made after in the marks next time.
    */
   const checkBlocks = async (tenant: string, job: string) => {
-    if (!store.marks) return;
+    const marks = store.marks?.bind(store);
+    if (!marks) return;
     const stream = jobStream(tenant, job);
-    const known = blocks.get(stream);
-    if (!known) return blocks.distrust(stream);
-    const seen = await store.marks(stream, known.revisions);
-    if (known.marks === null) known.marks = seen.marks;
-    else if (seen.marks !== known.marks) blocks.distrust(stream);
+    let known = blocks.get(stream);
+    if (known && known.marks !== null && (await marks(stream, known.revisions)).marks === known.marks) return;
+    if (!known) {
+      blocks.distrust(stream);
+      await load(tenant, job);
+      known = blocks.get(stream);
+      if (!known) return;
+    }
+    const seen = await marks(stream, known.revisions);
+    blocks.distrust(stream);
+    await load(tenant, job);
+    const again = blocks.get(stream);
+    if (again && again.revisions.length === known.revisions.length && again.revisions.every((r, i) => r === known.revisions[i])) again.marks = seen.marks;
   };
   /**
    * The position of the job stream's newest event: read from the revision this instance last
@@ -133,8 +150,7 @@ export const jobCommands = (
    */
   const newestPosition = async (tenant: string, job: string): Promise<number | undefined> => {
     const stream = jobStream(tenant, job);
-    // A log that does not verify is refused by the mint's own load, which replays it.
-    if (!cache.get(stream)) await current(tenant, job).catch((error: unknown) => (error instanceof TamperedLog ? null : Promise.reject(error)));
+    if (!cache.get(stream)) await load(tenant, job);
     const revision = cache.get(stream)?.revision;
     return (await store.readStream(stream, typeof revision === 'number' ? revision : 0)).at(-1)?.position;
   };

@@ -25,8 +25,7 @@ const warmUp = async (api: Api, r: number) => {
 };
 
 /**
- * A tenant's stream grown by admin changes (a plugin installed, then a revocation batch that
- * kills its agent, in turn): at each size, an install and a mint on the tenant's job, warm;
+ * A tenant's stream grown by admin changes (plugins installed, a revocation batch every 100th): at each size, an install and a mint on the tenant's job, warm;
  * and the first mint of a fresh instance, cold.
  */
 export const benchTenantGrowth = async (url: string, sizes: readonly number[], window = 10): Promise<Curve[]> => {
@@ -35,12 +34,36 @@ export const benchTenantGrowth = async (url: string, sizes: readonly number[], w
   await provisionWarm(api);
   const points: { n: number; install: number; mint: number; cold: number }[] = [];
   let changes = 0;
+  // Plugins installed straight into the tenant's stream (MACed, 500 an append), and every 100th
+  // change a revocation batch through the API (a kill of the newest plugin's agent).
   const grow = async (to: number) => {
-    for (; changes < to; changes++) {
-      const name = `g${changes}`;
-      if (changes % 2 === 0) await api.admin(`/v1/tenants/${JOB.tenant}/plugins`, { name, functions: ['f'], agents: ['a'] });
-      else await api.admin(`/v1/tenants/${JOB.tenant}/revocations`, { revocations: [{ kind: 'kill_agent', agent: `g${changes - 1}/a` }] });
+    while (changes < to) {
+      const head = await api.svc.store.readStream(`tenant:${JOB.tenant}`);
+      const n = Math.min(500, to - changes);
+      const events = Array.from({ length: n }, (_, i) => ({
+        event_id: randomUUID(),
+        ...eventRegistry.encode({
+          type: 'PluginInstalled',
+          data: {
+            tenant: JOB.tenant,
+            name: `g${changes + i}`,
+            install_gen: 1000 + changes + i,
+            scopes: [],
+            functions: ['f'],
+            agents: ['a'],
+            startup: null,
+            installed_ms: Date.now(),
+          },
+        }),
+        metadata: { tenant: JOB.tenant, causation_id: null, correlation_id: null },
+      }));
+      const appended = await api.svc.store.append(`tenant:${JOB.tenant}`, events, head.at(-1)!.revision);
+      if (E.isLeft(appended)) throw new Error('growing the tenant conflicted');
+      changes += n;
+      for (let k = 0; k < n / 100; k++)
+        await api.admin(`/v1/tenants/${JOB.tenant}/revocations`, { revocations: [{ kind: 'kill_agent', agent: `g${changes - 1 - k}/a` }] });
     }
+    await api.svc.runner.catchUp();
   };
   try {
     for (const n of sizes) {
@@ -173,12 +196,38 @@ export const benchReadsGrowth = async (url: string, sizes: readonly number[], wi
     };
     await api.recWith(ticket, { op: 'put', scope: 'project:reads', record_key: 'r', body: { n: 1 }, expect: 0 });
     used++;
+    const found = await fetch(`${api.svc.url}/v1/tenants/${JOB.tenant}/jobs/${JOB.job}`, { headers: { authorization: 'Bearer bench-admin-key' } });
+    const { purpose } = ((await found.json()) as { job: { purpose: string } }).job;
     let reads = 0;
     for (const n of sizes) {
-      for (; reads < n; reads++) await get();
+      // The reads written straight to the job's reads stream (MACed, as a get writes them).
+      const events = Array.from({ length: Math.max(0, n - reads) }, (_, i) => ({
+        event_id: randomUUID(),
+        ...eventRegistry.encode({
+          type: 'RecordsRead',
+          data: {
+            tenant: JOB.tenant,
+            job: JOB.job,
+            run: 1,
+            call: `grown-${reads + i}`,
+            step: 1,
+            op: 'get',
+            startup: false,
+            plugin: JOB.plugin,
+            purpose,
+            records: [{ scope: 'project:reads', key: 'r', version: 1 }],
+            withheld: 0,
+            read_ms: Date.now(),
+          },
+        }),
+        metadata: { tenant: JOB.tenant, causation_id: null, correlation_id: null },
+      }));
+      if (events.length > 0 && E.isLeft(await api.svc.store.append(`reads:${JOB.tenant}:${JOB.job}`, events, 'any'))) throw new Error('reads conflicted');
+      reads = Math.max(reads, n);
       const w: number[] = [];
       for (let i = 0; i < window; i++) w.push(await get());
       reads += window;
+      await api.svc.runner.catchUp();
       points.push([n, median(w), null]);
     }
   } finally {
