@@ -137,13 +137,15 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   runner.start();
   const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
+  // Snapshots beside a PostgreSQL log only: they name streams and revisions of that log.
+  const snapshots = inline.length > 0 ? await postgresSnapshots(pool) : null;
   const records = recordCommands({
     store,
     db,
     sealer: keystore,
     clock,
     retire: (...record) => compliance.retire(...record),
-    ...(inline.length > 0 ? { snapshots: await postgresSnapshots(pool) } : {}),
+    ...(snapshots ? { snapshots } : {}),
     // Only the group committer writes a put's rows with its append; other stores keep the key written first.
     ...(pgLog ? { appendRows } : {}),
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
@@ -181,7 +183,16 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(store, clock, macs, (p) => runner.waitFor(p), files.holds, files),
+      jobs: jobCommands(
+        store,
+        clock,
+        macs,
+        (p) => runner.waitFor(p),
+        files.holds,
+        files,
+        snapshots ?? undefined,
+        (error) => o.logger?.error({ err: error }, 'job snapshot failed'),
+      ),
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       files,
       results: resultCommands(files, store),
@@ -201,7 +212,13 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           records,
           queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
           audit: readAudit(store, clock),
-          fence: logFence({ store, chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)), now: () => clock.now() }),
+          fence: logFence({
+            store,
+            chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)),
+            now: () => clock.now(),
+            ...(snapshots ? { snapshots, mac: macs } : {}),
+            onError: (error) => o.logger?.error({ err: error }, 'fence snapshot failed'),
+          }),
           settle: (p) => runner.waitFor(p),
           recordsInline: inline.length > 0,
           ...(pgLog

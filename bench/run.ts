@@ -15,11 +15,12 @@ import { openPgStats } from './pgstats.ts';
 import { benchFit } from './fit.ts';
 import { benchColdScope } from './cold-scope.ts';
 import { benchAgent } from './agent.ts';
+import { benchGrowth } from './growth/index.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-const SECTIONS = ['fit', 'eventstore', 'records', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent'];
-// BENCH_ONLY=fit,eventstore,records,readload,idle,cold,rebuild,kafka,uploads,agent picks sections (default: all).
+const SECTIONS = ['fit', 'eventstore', 'records', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent', 'growth'];
+// BENCH_ONLY=fit,eventstore,records,readload,idle,cold,rebuild,kafka,uploads,agent,growth picks sections (default: all).
 const only = (process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',');
 // The fit section is pure: it runs first and, alone, needs no database.
 if (only.includes('fit')) benchFit();
@@ -72,6 +73,8 @@ try {
   if (only.includes('uploads')) await benchHostileUploads(await freshDatabase(pool, 'bench_uploads'));
   // Agent records (SPEC §12): put and query at 8 clients beside raw INSERT, query latency at 10,000 records.
   if (only.includes('agent')) await benchAgent(pool, await freshDatabase(pool, 'bench_agent'), Number(process.env.BENCH_AGENT_OPS ?? 2000));
+  // Growth curves (bench/growth): each growing stream's hot operation against its history size.
+  if (only.includes('growth')) await benchGrowth((name) => freshDatabase(pool, name));
   if (only.includes('kafka')) await benchKafka(pool, url, Number(process.env.BENCH_KAFKA_PUTS ?? 3000));
 } catch (error) {
   console.error('bench failed:', error);

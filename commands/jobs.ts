@@ -2,22 +2,32 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ticketHash } from '../domain/shared/hash.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import type { EventStore } from '../domain/ports/event-store.ts';
+import { TamperedLog, type EventStore } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
-import { envelopeView, jobView, type JobState } from '../domain/jobs/state.ts';
+import { envelopeView, jobView, liveCall, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
-import { jobStream, tenantStream } from '../domain/shared/names.ts';
+import { jobStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
-import { tenantDecider } from '../domain/tenants/decide.ts';
-import { handleCommand, loadState, type Handled } from './handle.ts';
+import { handle, handleCommand, inspect, type Handled, type HandlerOptions } from './handle.ts';
+import { jobBlocks, jobStateCache } from './job-blocks.ts';
 import type { FileCommands, HandSource } from './files.ts';
 import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
-import { reachedSince, tenantLog } from './revocations-since.ts';
+import { reachedSince } from './revocations-since.ts';
+import { tenantLogs } from './tenant-logs.ts';
+import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import { packJob, unpackJob } from '../domain/jobs/snapshot.ts';
+import type { JobStreamEvent } from '../domain/jobs/state.ts';
+
 import { startRevoked } from '../domain/jobs/sticky.ts';
 import { startupFunctions } from '../domain/startup/plugins.ts';
+
+/** Job states kept folded per instance; the least recently used goes first. */
+const CACHED_JOBS = 2_000;
+/** Events between a job's snapshots: a cold load reads at most this many events after one. */
+const SNAPSHOT_EVERY = 100;
 
 /** Tickets carry 256 random bits; only their SHA-256 is ever stored. */
 export const newTicket = (): string => randomBytes(32).toString('base64url');
@@ -52,12 +62,98 @@ export const jobCommands = (
   holdsFiles?: (tenant: string, tree: string) => Promise<boolean>,
   /** Handing files named by an admin start to the new job's tree (SPEC §13); none: refused. */
   handFiles?: Pick<FileCommands, 'handable' | 'hand'>,
+  /** Job snapshots: a job not in this instance's cache is read from its snapshot and the events after it. */
+  snapshots?: SnapshotStore,
+  onError?: (error: unknown) => void,
 ) => {
-  const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
+  const blocks = jobBlocks(4 * CACHED_JOBS);
+  const cache = jobStateCache(CACHED_JOBS, blocks);
+  const tenantLog = tenantLogs(store);
+  /** The revision of each job stream's newest snapshot this instance knows of (-1: none). */
+  const snapshotAt = new Map<string, number>();
+  const options = (tenant: string, stream: string): HandlerOptions<JobStreamEvent, JobState> => ({
+    cache,
+    codec: blocks.codec(stream),
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
-    handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant }, (t) =>
-      refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
+    tampered: (t) => refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
+    ...(snapshots
+      ? {
+          snapshot: async (stream: string) => {
+            if (blocks.replaying(stream)) return null;
+            const found = await snapshots.load(stream);
+            const packed = found ? unpackJob(found.state, stream, found.revision, macs(tenant)) : null;
+            if (snapshotAt.size > 4 * CACHED_JOBS) snapshotAt.clear();
+            snapshotAt.set(stream, found && packed ? found.revision : -1);
+            if (!found || !packed) return null;
+            // The blocks' marks as they were when the snapshot was taken: checked before the state is used.
+            if (packed.blocks && typeof packed.marks === 'string') blocks.restore(stream, packed.blocks, packed.marks);
+            return { state: packed.state, revision: found.revision };
+          },
+          appended: (stream: string, folded) => {
+            const revision = folded.revision as number;
+            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+            snapshotAt.set(stream, revision);
+            // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
+            const known = blocks.get(stream);
+            const snapshot = known && known.marks !== null ? { state: folded.state, blocks: known.revisions, marks: known.marks } : { state: folded.state };
+            void snapshots.save(stream, { revision, state: packJob(snapshot, stream, revision, macs(tenant)) }).catch((error) => onError?.(error));
+          },
+        }
+      : {}),
+  });
+  const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
+    handle(
+      store,
+      jobStream(tenant, job),
+      jobDecider,
+      command,
+      { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
+      options(tenant, jobStream(tenant, job)),
     );
+  /** The job's state caught up (from the cache, else its snapshot), under the stream's lock. */
+  const current = (tenant: string, job: string): Promise<JobState> =>
+    inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant, jobStream(tenant, job))) as Promise<JobState>;
+  /** `current`, where a log that does not verify stays set aside: the command's own load replays it and refuses. */
+  const load = (tenant: string, job: string) =>
+    current(tenant, job).catch((error: unknown) => {
+      if (!(error instanceof TamperedLog)) throw error;
+      blocks.distrust(jobStream(tenant, job));
+      return null;
+    });
+  /**
+   * A cached job state is used only while its blocks' marks hold: one indexed read of a few
+   * rows. Blocks not known yet, not marked yet or edited in place: their marks are taken, then
+   * the whole log is replayed after them (as the fence does), so an edit made before shows in
+   * the log's MACs now and one made after in the marks next time.
+   */
+  const checkBlocks = async (tenant: string, job: string) => {
+    const marks = store.marks?.bind(store);
+    if (!marks) return;
+    const stream = jobStream(tenant, job);
+    let known = blocks.get(stream);
+    if (known && known.marks !== null && (await marks(stream, known.revisions)).marks === known.marks) return;
+    if (!known) {
+      blocks.distrust(stream);
+      await load(tenant, job);
+      known = blocks.get(stream);
+      if (!known) return;
+    }
+    const seen = await marks(stream, known.revisions);
+    blocks.distrust(stream);
+    await load(tenant, job);
+    const again = blocks.get(stream);
+    if (again && again.revisions.length === known.revisions.length && again.revisions.every((r, i) => r === known.revisions[i])) again.marks = seen.marks;
+  };
+  /**
+   * The position of the job stream's newest event: read from the revision this instance last
+   * folded (a cold job is caught up from its snapshot first), never the whole stream.
+   */
+  const newestPosition = async (tenant: string, job: string): Promise<number | undefined> => {
+    const stream = jobStream(tenant, job);
+    if (!cache.get(stream)) await load(tenant, job);
+    const revision = cache.get(stream)?.revision;
+    return (await store.readStream(stream, typeof revision === 'number' ? revision : 0)).at(-1)?.position;
+  };
 
   /**
    * A start is decided on the tenant at some revision R and appended at position P. A
@@ -80,7 +176,7 @@ export const jobCommands = (
     ctx: Ctx,
   ): Promise<Refusal | null> => {
     if (settle) await settle(position);
-    const log = await tenantLog(store, tenant, position);
+    const log = await tenantLog(tenant, position);
     const hit = reachedSince(log, s.chain);
     const sticky = log.state.exists ? startRevoked(log.state, request) : null;
     const reasons = sticky === null ? hit.reasons : [...hit.reasons, sticky];
@@ -93,8 +189,8 @@ export const jobCommands = (
   return {
     async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {
       const id = job ?? randomUUID();
-      const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
-      const parent = request.parent === undefined ? null : (await loadState(store, jobStream(tenant, request.parent), jobDecider)).state;
+      const { state: tenantState } = await tenantLog(tenant);
+      const parent = request.parent === undefined ? null : await current(tenant, request.parent);
       const named = request.files ?? [];
       const handing: E.Either<Refusal, readonly HandSource[]> =
         named.length === 0
@@ -151,9 +247,10 @@ export const jobCommands = (
       // job's epoch that reaches its chain refuses the mint, as it refuses the fence. Every
       // append below the job's newest event has finished first, so a batch that raced the
       // job's start is in what is read.
-      const newest = (await store.readStream(jobStream(tenant, job))).at(-1)?.position;
+      const newest = await newestPosition(tenant, job);
+      await checkBlocks(tenant, job);
       if (settle && newest !== undefined) await settle(newest);
-      const log = await tenantLog(store, tenant);
+      const log = await tenantLog(tenant);
       const result = await run(
         tenant,
         job,
@@ -175,7 +272,7 @@ export const jobCommands = (
       );
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);
-        const minted = s.calls[call]!;
+        const minted = liveCall(s, call)!;
         return {
           call,
           step: minted.step,

@@ -5,7 +5,7 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import { jobDecider, type JobCommand } from '../domain/jobs/decide.ts';
-import type { JobState } from '../domain/jobs/state.ts';
+import { liveCall, type JobState } from '../domain/jobs/state.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { assembleStartupText, MAX_STARTUP_PLUGINS, type StartupAnswer } from '../domain/startup/assemble.ts';
@@ -63,7 +63,7 @@ export const startupCommands = (store: EventStore, clock: Clock, macs: EnvelopeM
         if (!s.exists || !s.startup) throw new Error('start-up prepared without a job');
         const calls = s.startup.plugins.map((p): StartupCall => {
           const i = mints.findIndex((m) => m.call === p.call);
-          const minted = s.calls[p.call]!;
+          const minted = liveCall(s, p.call)!;
           return {
             plugin: p.plugin,
             function: p.function,

@@ -7,7 +7,8 @@ import { tenantDecider, type TenantCommand } from '../domain/tenants/decide.ts';
 import type { RecordScopeKind } from '../domain/tenants/events.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
-import { handleCommand, type CommandContext, type Handled } from './handle.ts';
+import { randomUUID } from 'node:crypto';
+import { handle, stateCache, type CommandContext, type Handled } from './handle.ts';
 
 export interface PluginDeclaration {
   readonly name: string;
@@ -29,21 +30,26 @@ const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number
 };
 
 export const tenantCommands = (store: EventStore, clock: Clock) => {
-  const run = async (tenant: string, command: TenantCommand, ctx: Ctx): Promise<E.Either<Refusal, ReturnType<typeof viewOf>>> =>
-    E.map(viewOf)(await handleCommand(store, tenantStream(tenant), tenantDecider, command, { ...ctx, tenant }));
+  // Tenants kept folded between commands: an install reads only what the stream gained since.
+  const cache = stateCache<TenantState>(1_000);
+  const command = (tenant: string, c: TenantCommand, ctx: Ctx) =>
+    handle(
+      store,
+      tenantStream(tenant),
+      tenantDecider,
+      c,
+      { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
+      { cache },
+    );
+  const run = async (tenant: string, c: TenantCommand, ctx: Ctx): Promise<E.Either<Refusal, ReturnType<typeof viewOf>>> =>
+    E.map(viewOf)(await command(tenant, c, ctx));
 
   return {
     create: (tenant: string, settings: TenantSettingsPatch, ctx: Ctx = {}) => run(tenant, { type: 'CreateTenant', tenant, settings, now: clock.now() }, ctx),
     // Settings changes go through revocationCommands.changeSettings: one that takes authority
     // away is a revocation batch, whose reached jobs must stop and whose receipt must be signed.
     installPlugin: async (tenant: string, plugin: PluginDeclaration, ctx: Ctx = {}) => {
-      const handled = await handleCommand(
-        store,
-        tenantStream(tenant),
-        tenantDecider,
-        { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() },
-        { ...ctx, tenant },
-      );
+      const handled = await command(tenant, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, ctx);
       return E.map((h: Handled<TenantState>) => {
         const { tenant: t, position } = viewOf(h);
         const earlier =

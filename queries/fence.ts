@@ -2,12 +2,16 @@ import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import { envelopeHash, head, type Chain } from '../domain/envelopes/block.ts';
 import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
-import { evolveJob, initialJobState, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
+import { endedMark, evolveJob, initialJobState, liveCall, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
+import { keyedGet } from '../domain/jobs/keyed.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { CallContext } from './call-context.ts';
 import type { LogHeads } from './admission.ts';
+import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import type { EnvelopeMac } from '../domain/ports/envelope-macs.ts';
+import { packJob, unpackJob } from '../domain/jobs/snapshot.ts';
 
 /**
  * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
@@ -22,14 +26,24 @@ export interface FenceDeps {
   readonly now: () => number;
   /** Job streams kept folded and verified; the least recently used goes first. */
   readonly capacity?: number;
+  /**
+   * The fence's own job snapshots, MACed under the tenant's envelope key: a job this instance
+   * has not folded is read from its snapshot and the events after it, not replayed whole.
+   */
+  readonly snapshots?: SnapshotStore;
+  readonly mac?: (tenant: string) => EnvelopeMac;
+  readonly onError?: (error: unknown) => void;
 }
+
+/** Events between the fence's snapshots of a job. */
+const SNAPSHOT_EVERY = 100;
+/** The row a fence snapshot is kept under: no stream name starts so. */
+const snapshotKey = (stream: string) => `fence|${stream}`;
 
 /** A job stream folded up to `revision`, its chain verified once per change. */
 interface Folded {
   readonly revision: number;
   readonly state: JobState;
-  /** call → the ticket hash its `CallMinted` recorded. */
-  readonly tickets: ReadonlyMap<string, string>;
   /** The revisions of the current run's `EnvelopeBlockAppended` events, and their marks when read. */
   readonly blockRevisions: readonly number[];
   readonly marks: string | null;
@@ -44,7 +58,6 @@ interface Folded {
 const empty: Folded = {
   revision: -1,
   state: initialJobState(),
-  tickets: new Map(),
   blockRevisions: [],
   marks: null,
   corrupt: false,
@@ -81,7 +94,6 @@ export const logFence = (deps: FenceDeps): Fence => {
 
   const fold = (from: Folded, events: readonly RecordedEvent[]): Folded => {
     let { state, corrupt, blockRevisions } = from;
-    const tickets = new Map(from.tickets);
     for (const r of events) {
       const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
       if (E.isLeft(decoded)) {
@@ -92,7 +104,6 @@ export const logFence = (deps: FenceDeps): Fence => {
       state = evolveJob(state, event) ?? state;
       if (event.type === 'JobStarted') blockRevisions = [];
       if (event.type === 'EnvelopeBlockAppended' && state.exists && event.data.run === state.start.run) blockRevisions = [...blockRevisions, r.revision];
-      if (event.type === 'CallMinted') tickets.set(event.data.call, event.data.ticket_hash);
     }
     const revision = events.at(-1)?.revision ?? from.revision;
     const chainMoved = !state.exists || !from.state.exists || state.chain !== from.state.chain || from.corrupt !== corrupt;
@@ -100,7 +111,6 @@ export const logFence = (deps: FenceDeps): Fence => {
     return {
       revision,
       state,
-      tickets,
       blockRevisions,
       marks: from.marks,
       corrupt,
@@ -113,6 +123,30 @@ export const logFence = (deps: FenceDeps): Fence => {
     verifications++;
     const verified = !f.corrupt && f.state.exists && deps.chainVerifies(tenant, f.state.chain);
     return { ...f, verified, envelope: verified && f.state.exists ? envelopeHash(f.state.chain) : null };
+  };
+
+  /** The revision each job's newest fence snapshot is at, as this instance knows it (-1: none). */
+  const snapshotAt = new Map<string, number>();
+  /** A verified fold that moved far enough past the last snapshot is kept as the next one, in the background. */
+  const keep = (tenant: string, stream: string, folded: Folded) => {
+    const { snapshots, mac } = deps;
+    if (!snapshots || !mac || folded.corrupt || folded.verified !== true || folded.marks === null) return;
+    if (folded.revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+    if (snapshotAt.size > 4 * capacity) snapshotAt.clear();
+    snapshotAt.set(stream, folded.revision);
+    const text = packJob({ state: folded.state, blocks: folded.blockRevisions, marks: folded.marks }, snapshotKey(stream), folded.revision, mac(tenant));
+    void snapshots.save(snapshotKey(stream), { revision: folded.revision, state: text }).catch((error) => deps.onError?.(error));
+  };
+
+  /** The fence's snapshot of a job, when it holds under the tenant's key; else null (the stream is replayed). */
+  const snapshotOf = async (tenant: string, stream: string): Promise<Folded | null> => {
+    const { snapshots, mac } = deps;
+    if (!snapshots || !mac) return null;
+    const found = await snapshots.load(snapshotKey(stream));
+    const packed = found ? unpackJob(found.state, snapshotKey(stream), found.revision, mac(tenant)) : null;
+    snapshotAt.set(stream, packed && found ? found.revision : -1);
+    if (!found || !packed?.blocks || packed.marks === undefined) return null;
+    return { ...empty, revision: found.revision, state: packed.state, blockRevisions: packed.blocks, marks: packed.marks };
   };
 
   const remember = (stream: string, folded: Folded) => {
@@ -140,6 +174,13 @@ export const logFence = (deps: FenceDeps): Fence => {
     return batches.filter((b) => b.epoch > epoch).flatMap((b) => b.revocations);
   };
 
+  /** A fold verified, cached, and kept as a snapshot when it moved far enough. */
+  const kept = (tenant: string, stream: string, folded: Folded): Folded => {
+    const verified = remember(stream, verify(tenant, folded));
+    keep(tenant, stream, verified);
+    return verified;
+  };
+
   /** ticket hash → its job's stream, for the next request's hint (bounded like the fold cache). */
   const streamsByTicket = new Map<string, string>();
   const rememberTicket = (hash: string, stream: string) => {
@@ -161,7 +202,7 @@ export const logFence = (deps: FenceDeps): Fence => {
     // A store whose rows can be edited in place offers marks, so a block edited in place is verified again at once.
     const marks = deps.store.marks?.bind(deps.store);
     const cached = cache.get(stream);
-    if (!marks) return remember(stream, verify(tenant, await readFrom(stream, cached ?? empty)));
+    if (!marks) return kept(tenant, stream, await readFrom(stream, cached ?? empty));
     if (cached) {
       // Marks the admission statement already read, when they were read for these very blocks.
       const seen =
@@ -169,16 +210,28 @@ export const logFence = (deps: FenceDeps): Fence => {
           ? { revision: heads.jobRevision, marks: heads.marks }
           : await marks(stream, cached.blockRevisions);
       if (seen.marks === cached.marks) {
-        if (seen.revision === cached.revision) return remember(stream, verify(tenant, cached));
+        if (seen.revision === cached.revision) return kept(tenant, stream, cached);
         const grown = await readFrom(stream, cached);
-        if (same(grown.blockRevisions, cached.blockRevisions)) return remember(stream, verify(tenant, grown));
+        if (same(grown.blockRevisions, cached.blockRevisions)) return kept(tenant, stream, grown);
+      }
+    }
+    if (!cached) {
+      // Cold: from the fence's snapshot when its blocks' marks still hold (no block edited in
+      // place since it was taken) and no new run brought new blocks; else the whole stream.
+      const snapshot = await snapshotOf(tenant, stream);
+      if (snapshot) {
+        const seen = await marks(stream, snapshot.blockRevisions);
+        if (seen.marks === snapshot.marks) {
+          const grown = await readFrom(stream, snapshot);
+          if (same(grown.blockRevisions, snapshot.blockRevisions)) return kept(tenant, stream, grown);
+        }
       }
     }
     let revisions = cached?.blockRevisions ?? (await readFrom(stream, empty)).blockRevisions;
     for (let attempt = 0; attempt < 3; attempt++) {
       const seen = await marks(stream, revisions);
       const whole = await readFrom(stream, empty);
-      if (same(whole.blockRevisions, revisions)) return remember(stream, verify(tenant, { ...whole, marks: seen.marks }));
+      if (same(whole.blockRevisions, revisions)) return kept(tenant, stream, { ...whole, marks: seen.marks });
       revisions = whole.blockRevisions;
     }
     // The blocks keep changing under the reads: refuse this request, decide afresh on the next.
@@ -194,11 +247,12 @@ export const logFence = (deps: FenceDeps): Fence => {
     if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return { refused: 'revoked' };
     // A read model that disagrees with the verified log has been edited: deny rather than pick one.
     if (envelopeHash(found.chain) !== log.envelope) return { refused: 'revoked' };
-    const call = state.calls[found.call];
+    const call = liveCall(state, found.call);
+    const hash = ticketHash(ticket);
     // A call the log ended (a retried step ends the original) is a dead ticket, not a fenced job
     // (SPEC check 1); a call or ticket the log never minted means the read model was edited.
-    if (!call || log.tickets.get(found.call) !== ticketHash(ticket)) return { refused: 'revoked' };
-    if (call.ended) return { refused: 'ticket' };
+    if (!call) return keyedGet(state.ended, found.call) === endedMark(hash) ? { refused: 'ticket' } : { refused: 'revoked' };
+    if (call.ticket_hash !== hash) return { refused: 'revoked' };
     const block = head(state.chain);
     // No ceiling is no expiry (SPEC §6: a job is never fenced by a default).
     const expires = Math.min(block.expires_ms ?? Infinity, state.start.expires_ms ?? Infinity);

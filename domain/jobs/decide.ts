@@ -7,7 +7,8 @@ import type { JobEvent } from './events.ts';
 import type { JobStreamEvent } from './state.ts';
 import { purposeOfInput } from './purpose.ts';
 import { callScope, startScopes } from './scopes.ts';
-import { evolveJob, initialJobState, jobView, type JobState } from './state.ts';
+import { evolveJob, initialJobState, jobView, liveCall, type JobState } from './state.ts';
+import { keyedGet, keyedHas, keyedValues } from './keyed.ts';
 import { DEFAULT_LEVEL, chainVerifies, constraintsDigest, macInput, type Block, type SignedBlock } from '../envelopes/block.ts';
 import { narrowBlock } from '../envelopes/narrow.ts';
 import { startRevoked } from './sticky.ts';
@@ -265,6 +266,15 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   ]);
 };
 
+/** A call minted without a step takes the one after the highest step of the run. */
+const nextStep = (s: Running): number => s.last_step + 1;
+
+/** A retry of a step shares the step's idempotency key, its earlier calls ended or not. */
+const stepKey = (s: Running, step: number): string | undefined => keyedGet(s.steps, step)?.key;
+
+/** The calls still live at a step: a retry of the step ends them. */
+const liveAtStep = (s: Running, step: number): readonly string[] => keyedGet(s.steps, step)?.live ?? [];
+
 const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): Decision => {
   if (!s.exists) return E.left(notFound('job'));
   if (s.status !== 'running') return E.left(refusal('job_not_running', { status: s.status }));
@@ -299,12 +309,10 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
       ),
     );
 
-  const steps = Object.keys(s.steps).map(Number);
-  const step = c.step ?? (steps.length === 0 ? 1 : Math.max(...steps) + 1);
-  const retried = Object.values(s.calls).filter((call) => call.step === step && !call.ended);
-  const ends: JobEvent[] = retried.map((call) => ({
+  const step = c.step ?? nextStep(s);
+  const ends: JobEvent[] = liveAtStep(s, step).map((call) => ({
     type: 'CallEnded',
-    data: { tenant: s.start.tenant, job: s.start.job, call: call.call, reason: 'retried', ended_ms: c.now },
+    data: { tenant: s.start.tenant, job: s.start.job, call, reason: 'retried', ended_ms: c.now },
   }));
   return E.right([
     ...ends,
@@ -318,7 +326,7 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
         step,
         function: c.function,
         ticket_hash: c.ticketHash,
-        idempotency_key: s.steps[step] ?? c.newIdempotencyKey,
+        idempotency_key: stepKey(s, step) ?? c.newIdempotencyKey,
         startup: c.startup,
         minted_ms: c.now,
       },
@@ -384,11 +392,11 @@ const assembleStartup = (c: Extract<JobCommand, { type: 'AssembleStartupText' }>
   ]);
 };
 
+/** Ending an ended call is a no-op; a call the run never minted is not found. */
 const endCall = (c: Extract<JobCommand, { type: 'EndCall' }>, s: JobState): Decision => {
   if (!s.exists) return E.left(notFound('job'));
-  const call = s.calls[c.call];
-  if (!call) return E.left(notFound('call'));
-  if (call.ended) return E.right([]);
+  if (keyedHas(s.ended, c.call)) return E.right([]);
+  if (!liveCall(s, c.call)) return E.left(notFound('call'));
   return E.right([{ type: 'CallEnded', data: { tenant: s.start.tenant, job: s.start.job, call: c.call, reason: 'ended', ended_ms: c.now } }]);
 };
 
@@ -397,9 +405,8 @@ const endJob = (c: Extract<JobCommand, { type: 'EndJob' }>, s: JobState): Decisi
   if (!s.exists) return E.left(notFound('job'));
   if (s.status !== 'running') return E.right([]);
   const { tenant, job, run } = s.start;
-  const live = Object.values(s.calls).filter((call) => !call.ended);
   return E.right([
-    ...live.map((call): JobEvent => ({ type: 'CallEnded', data: { tenant, job, call: call.call, reason: 'job_ended', ended_ms: c.now } })),
+    ...keyedValues(s.calls).map((call): JobEvent => ({ type: 'CallEnded', data: { tenant, job, call: call.call, reason: 'job_ended', ended_ms: c.now } })),
     { type: 'JobEnded', data: { tenant, job, run, ended_ms: c.now } },
   ]);
 };

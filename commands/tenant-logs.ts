@@ -1,0 +1,54 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { assertUntampered, type EventStore } from '../domain/ports/event-store.ts';
+import { eventRegistry } from '../domain/events/registry.ts';
+import { tenantStream } from '../domain/shared/names.ts';
+import { tenantDecider } from '../domain/tenants/decide.ts';
+import type { Revocation } from '../domain/envelopes/reaches.ts';
+import { tenantLog, type TenantLog } from './revocations-since.ts';
+
+interface Known {
+  /** The revision and position of the newest event folded (-1 and 0 before the first). */
+  readonly revision: number;
+  readonly position: number;
+  readonly log: TenantLog;
+}
+
+const nothing: Known = { revision: -1, position: 0, log: { state: tenantDecider.initialState(), batches: [] } };
+
+/**
+ * `tenantLog` kept between commands: each tenant's stream folded once, then caught up from
+ * the revision after the newest event folded, so a mint reads only what the tenant's stream
+ * gained since the last one (the whole stream was folded for every mint). A fold asked to stop
+ * below what is cached (a start deciding on the log below its own position) folds afresh.
+ */
+export const tenantLogs = (store: EventStore, capacity = 1_000) => {
+  const known = new Map<string, Known>();
+  const remember = (tenant: string, k: Known) => {
+    known.delete(tenant);
+    known.set(tenant, k);
+    if (known.size > capacity) known.delete(known.keys().next().value!);
+  };
+  return async (tenant: string, before = Number.POSITIVE_INFINITY): Promise<TenantLog> => {
+    const base = known.get(tenant) ?? nothing;
+    if (base.position >= before) return tenantLog(store, tenant, before);
+    let { state } = base.log;
+    let batches: { readonly epoch: number; readonly revocations: readonly Revocation[] }[] | null = null;
+    let { revision, position } = base;
+    for (const r of await store.readStream(tenantStream(tenant), base.revision + 1)) {
+      if (r.position >= before) break;
+      assertUntampered(r);
+      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
+      if (E.isLeft(decoded)) throw new Error(`tenant ${tenant} revision ${r.revision}: ${decoded.left}`);
+      const e = decoded.right as Parameters<typeof tenantDecider.evolve>[1];
+      state = tenantDecider.evolve(state, e);
+      if (e.type === 'RevocationBatchApplied') (batches ??= [...base.log.batches]).push({ epoch: e.data.epoch, revocations: e.data.revocations });
+      revision = r.revision;
+      position = r.position;
+    }
+    const log: TenantLog = { state, batches: batches ?? base.log.batches };
+    if (revision !== base.revision) remember(tenant, { revision, position, log });
+    return log;
+  };
+};
+
+export type TenantLogs = ReturnType<typeof tenantLogs>;
