@@ -1,4 +1,5 @@
 import type * as t from 'io-ts';
+import { cosignatureEventSchemas } from '../../domain/audit/cosignatures.ts';
 import { auditorEventSchemas } from '../../domain/auditors/keys.ts';
 import { collectionEventSchemas } from '../../domain/collections/events.ts';
 import type { EventSchema } from '../../domain/events/schema.ts';
@@ -17,6 +18,7 @@ export const allEventSchemas: readonly EventSchema<string, t.Mixed>[] = [
   ...fileEventSchemas,
   ...collectionEventSchemas,
   ...auditorEventSchemas,
+  ...cosignatureEventSchemas,
 ];
 
 /** The top-level fields of an io-ts codec: its props, through intersections, exact and readonly wrappers. */
