@@ -11,7 +11,7 @@ import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
 import { statusOf } from '../status.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
-import { Answers, ok, okAs } from '../responses.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
@@ -124,11 +124,15 @@ export const auditCosignRoutes = (admin: FastifyInstance, deps: { witnesses: Wit
     scope.withTypeProvider<ZodTypeProvider>().post(
       '/v1/tenants/:t/audit/checkpoint',
       {
+        validatorCompiler: bodyCheckedByHandler,
         schema: {
           params: TenantParams,
           security: [{ admin: [] }],
           tags: ['audit'],
           summary: 'keep witness cosignatures of a checkpoint (text/plain: the cosigned note)',
+          consumes: ['text/plain'],
+          body: z.string().meta({ description: 'the checkpoint note with the witnesses’ cosignature lines' }),
+          response: okAs('text/plain', 'the note with every cosignature kept'),
         },
       },
       async (req, reply) => {

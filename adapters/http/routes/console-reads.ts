@@ -10,6 +10,17 @@ import { auditFacets, inclusionProofs } from '../../../queries/console-audit.ts'
 import { listStreams, streamEvents } from '../../../queries/event-streams.ts';
 import { tenantExists } from '../../../queries/tenants.ts';
 import { adminKeyMatches } from '../auth.ts';
+import { ok } from '../responses.ts';
+
+/** What the console's read routes answer (documentation: the answers are sent as built). */
+const ConsoleAnswers = {
+  session: z.looseObject({ tenant: z.string(), role: z.enum(['admin', 'auditor']), pages: z.array(z.string()) }),
+  facets: z.looseObject({}),
+  proofs: z.looseObject({ proofs: z.array(z.unknown()) }),
+  agentRecords: z.looseObject({ agents: z.array(z.looseObject({ agent: z.string(), collections: z.unknown() })) }),
+  streams: z.looseObject({}),
+  events: z.looseObject({ events: z.array(z.unknown()) }),
+};
 import { AUDITOR } from '../route-auth.ts';
 import { plainDecimal, TenantParams } from '../schemas.ts';
 
@@ -49,7 +60,16 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
 
   r.get(
     '/v1/tenants/:t/console/session',
-    { config: AUDITOR, schema: { params: TenantParams, security, tags, summary: 'which key this is and the console pages it opens' } },
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        security,
+        tags,
+        summary: 'which key this is and the console pages it opens',
+        response: ok(ConsoleAnswers.session, 'the role and its pages'),
+      },
+    },
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant', reason: `no tenant named ${req.params.t}` }));
       const admin = adminKeyMatches(req.headers.authorization, deps.adminKey);
@@ -59,7 +79,16 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
 
   r.get(
     '/v1/tenants/:t/console/audit-facets',
-    { config: AUDITOR, schema: { params: TenantParams, security, tags, summary: "the audit log's size, time span, kinds, jobs and records, for filters" } },
+    {
+      config: AUDITOR,
+      schema: {
+        params: TenantParams,
+        security,
+        tags,
+        summary: "the audit log's size, time span, kinds, jobs and records, for filters",
+        response: ok(ConsoleAnswers.facets, 'what the filters can pick'),
+      },
+    },
     async (req, reply) => {
       if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
       return auditFacets(deps.db, req.params.t);
@@ -76,6 +105,7 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
         security,
         tags,
         summary: 'inclusion proofs of up to 100 entries in one tree: the page of the timeline shown',
+        response: ok(ConsoleAnswers.proofs, 'one inclusion proof per entry asked'),
       },
     },
     async (req, reply) => {
@@ -99,6 +129,7 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
         security,
         tags,
         summary: "each agent's records by collection, newest first: ids and times, no values",
+        response: ok(ConsoleAnswers.agentRecords, 'ids and times by agent and collection'),
       },
     },
     async (req, reply) => {
@@ -136,7 +167,15 @@ export const eventBrowserRoutes = (admin: FastifyInstance, deps: { store: EventS
   const tags = ['console'];
   r.get(
     '/v1/events/streams',
-    { schema: { querystring: StreamsQuery, security, tags, summary: 'event streams whose names start with a prefix, in name order' } },
+    {
+      schema: {
+        querystring: StreamsQuery,
+        security,
+        tags,
+        summary: 'event streams whose names start with a prefix, in name order',
+        response: ok(ConsoleAnswers.streams, 'a page of streams'),
+      },
+    },
     async (req) => listStreams(deps.store, deps.db, req.query.prefix, req.query.after, req.query.limit),
   );
   r.get(
@@ -148,6 +187,7 @@ export const eventBrowserRoutes = (admin: FastifyInstance, deps: { store: EventS
         security,
         tags,
         summary: "a stream's events: type, version, position, time, metadata; sealed data stays sealed",
+        response: ok(ConsoleAnswers.events, 'a page of the stream'),
       },
     },
     async (req, reply) => {
