@@ -68,9 +68,14 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       erasureDecider,
       async (): Promise<EraseRecords> => {
         const h = await holdsOf(tenant)();
-        const kept = records.filter((r) => isHeld(h.holds, r));
+        // Whose each record is and which trees wrote it, read again after the scope's state was
+        // caught up (the models are written with each append): a version written since the
+        // listing, by someone a hold selects, holds the record. A later one moves the scope's
+        // revision, and this is decided again.
+        const now = await retentionCandidates(db, tenant, { kind: 'records', plugin, scope, keys: records.map((r) => r.key) });
+        const kept = now.filter((r) => isHeld(h.holds, r));
         held = kept.length;
-        return { tenant, plugin, scope, keys: records.filter((r) => !kept.includes(r)).map((r) => r.key), now: clock.now(), holds_at: h.at };
+        return { tenant, plugin, scope, keys: now.filter((r) => !kept.includes(r)).map((r) => r.key), now: clock.now(), holds_at: h.at };
       },
       { tenant, causation: randomUUID(), correlation: null },
       { conditions: (c) => ({ unmoved: [c.holds_at] }) },

@@ -13,7 +13,8 @@ export interface RetainedRecord extends HeldCandidate {
 export type CandidateFilter =
   | { readonly kind: 'ended_by'; readonly now: number }
   | { readonly kind: 'data_subject'; readonly subject: string }
-  | { readonly kind: 'record'; readonly plugin: string; readonly scope: string; readonly key: string };
+  | { readonly kind: 'record'; readonly plugin: string; readonly scope: string; readonly key: string }
+  | { readonly kind: 'records'; readonly plugin: string; readonly scope: string; readonly keys: readonly string[] };
 
 const filterSql = (f: CandidateFilter): { where: string; params: unknown[] } => {
   switch (f.kind) {
@@ -27,6 +28,8 @@ const filterSql = (f: CandidateFilter): { where: string; params: unknown[] } => 
       };
     case 'record':
       return { where: 'r.plugin = $2 AND r.scope = $3 AND r.key = $4', params: [f.plugin, f.scope, f.key] };
+    case 'records':
+      return { where: 'r.plugin = $2 AND r.scope = $3 AND r.key = ANY($4::text[])', params: [f.plugin, f.scope, f.keys] };
   }
 };
 

@@ -250,10 +250,11 @@ const httpTransport = (url: string, key: string): Transport => {
     }
     if (absent && res.status === 404 && json.error === 'not_found' && json.what === 'record') return { status: 404, type: res.type, json, text: res.text };
     if (res.status >= 400) {
-      if (typeof json.message === 'string') fail(json.message);
-      if (typeof json.error !== 'string') wrong(res.status);
+      // A route the service does not have: the url points somewhere else (said before the service's own message).
       if (json.error === 'not_found' && json.what === 'route')
         fail(`records: the service at ${base} has no route ${method} ${String(json.path)}: check the url (the service's address, e.g. http://127.0.0.1:8080)`);
+      if (typeof json.message === 'string') fail(json.message);
+      if (typeof json.error !== 'string') wrong(res.status);
       fail(
         `records: the service answered ${res.status} ${String(json.error)}${typeof json.field === 'string' ? ` (${json.field}: ${String(json.reason)})` : ''}: check the request, the url and the agent key`,
       );

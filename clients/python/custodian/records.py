@@ -85,7 +85,8 @@ class _Http:
         if not isinstance(body, dict):
             body = {"value": body}
         if status >= 400:
-            if ok404 and status == 404 and body.get("error") == "not_found" and "message" not in body:
+            # An absent record (`what: record`; older services sent no message), never a missing route.
+            if ok404 and status == 404 and body.get("error") == "not_found" and (body.get("what") == "record" or "message" not in body):
                 return body
             code = body.get("error") if isinstance(body.get("error"), str) else "http_" + str(status)
             fields = {k: v for k, v in body.items() if k not in ("error", "message")}

@@ -24,7 +24,7 @@ const scriptOf = (page: string, blocks: readonly Block[]) =>
       if (b.tag === 'sh') return `# ${where(b)}\n${b.code}`;
       const file = path.join(SNIPPETS, `${page.replace(/[^A-Za-z0-9]+/g, '-')}-${b.line}.ts`);
       writeFileSync(file, b.code);
-      return `# ${where(b)}\nnode --import tsx ${JSON.stringify(file)}\n`;
+      return `# ${where(b)}\nnode --conditions=custodian-source --import tsx ${JSON.stringify(file)}\n`;
     })
     .join('\n');
 

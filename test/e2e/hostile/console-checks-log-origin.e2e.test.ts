@@ -25,7 +25,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     // Cleared from a page of the origin that runs no script: a console page still verifying in
     // the background could write its checkpoint back after the clear.
     await page.goto(`${svc.url}/console/style.css`);
-    await page.evaluate('sessionStorage.clear()');
+    await page.evaluate('sessionStorage.clear(); localStorage.clear()');
     await page.goto(`${svc.url}/console#/`);
     await page.reload();
     await page.fill('#login-tenant', 'acme');
@@ -79,7 +79,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     await swapTenant();
     await openAudit();
     const consistency = await page.getAttribute('#consistency', 'data-state');
-    const remembered = await page.evaluate("JSON.parse(sessionStorage.getItem('custodian.checkpoint.acme') ?? 'null')?.origin");
+    const remembered = await page.evaluate("JSON.parse(localStorage.getItem('custodian.checkpoint.acme') ?? 'null')?.origin");
     await page.unroute(/\/v1\/tenants\/acme\/audit/);
     // Either the page says so, or at least it keeps acme's checkpoint as its reference.
     expect({ consistency, remembered: String(remembered).endsWith('/acme') }).toEqual({ consistency: 'inconsistent', remembered: true });
@@ -87,7 +87,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
 
   /** acme's unfiltered audit answer, rewritten by `edit` on its way to the page (a relay, or a server hiding entries). */
   const editAudit = async (edit: (lines: string[]) => string[]) =>
-    page.route(/\/v1\/tenants\/acme\/audit$/, async (route) => {
+    page.route(/\/v1\/tenants\/acme\/audit(\?|$)/, async (route) => {
       const res = await route.fetch();
       const lines = (await res.text()).split('\n').filter((l) => l !== '');
       await route.fulfill({
@@ -112,7 +112,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     });
     const state = await openAudit();
     const text = await summaryText();
-    await page.unroute(/\/v1\/tenants\/acme\/audit$/);
+    await page.unroute(/\/v1\/tenants\/acme\/audit(\?|$)/);
     expect(dropped).toBe(1);
     // The page shows N entries of a signed tree of N+1 and still says every one verified.
     expect({ state, text }).not.toMatchObject({ state: 'verified' });
@@ -122,7 +122,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     await signIn();
     await editAudit(() => []);
     const state = await openAudit();
-    await page.unroute(/\/v1\/tenants\/acme\/audit$/);
+    await page.unroute(/\/v1\/tenants\/acme\/audit(\?|$)/);
     expect(state).not.toBe('verified');
   });
 
@@ -130,7 +130,7 @@ describe.runIf(executablePath !== null)('the console checks that a checkpoint is
     await signIn();
     await editAudit((lines) => [lines[0]!, ...lines]);
     const state = await openAudit();
-    await page.unroute(/\/v1\/tenants\/acme\/audit$/);
+    await page.unroute(/\/v1\/tenants\/acme\/audit(\?|$)/);
     expect(state).not.toBe('verified');
   });
 });
