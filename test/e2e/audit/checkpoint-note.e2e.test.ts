@@ -104,6 +104,8 @@ describe('checkpoints as C2SP signed notes', () => {
 
   it("opens with Go's sumdb/note and checks inclusion and consistency with sumdb/tlog", async (ctx) => {
     const bin = goVerifier();
+    // Said in one line and skipped on a machine without Go; under CI, where Go is installed, a missing one fails.
+    if (!bin && process.env.CI === 'true') throw new Error('go is not installed: CI must run the Go checksum database verifier');
     if (!bin) return ctx.skip('go is not installed: the Go checksum database verifier cannot run');
     const before = await noteOf(a, 'acme');
     const oldSize = Number(before.split('\n')[1]);

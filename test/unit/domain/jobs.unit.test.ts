@@ -1,53 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { jobDecider, type JobCommand, type StartJobRequest } from '../../../domain/jobs/decide.ts';
+import { jobDecider } from '../../../domain/jobs/decide.ts';
 import { purposeOfInput } from '../../../domain/jobs/purpose.ts';
-import { fold } from '../../../domain/shared/decider.ts';
 import { specify } from '../../support/decider.ts';
-import { tenantDecider } from '../../../domain/tenants/decide.ts';
-import type { TenantEvent } from '../../../domain/tenants/events.ts';
-import { defaultSettings } from '../../../domain/tenants/settings.ts';
 
-const tenantEvents: TenantEvent[] = [
-  {
-    type: 'TenantCreated',
-    data: { tenant: 'acme', settings: { ...defaultSettings(), grants: { notes: ['plugin:search', 'tool:mail/send'] } }, authority_epoch: 1, created_ms: 0 },
-  },
-  {
-    type: 'PluginInstalled',
-    data: {
-      tenant: 'acme',
-      name: 'notes',
-      install_gen: 1,
-      scopes: ['agent', 'tenant'],
-      functions: ['save', 'boot'],
-      agents: ['scribe'],
-      startup: 'boot',
-      installed_ms: 0,
-    },
-  },
-  {
-    type: 'PluginInstalled',
-    data: { tenant: 'acme', name: 'search', install_gen: 3, scopes: ['tenant'], functions: ['find'], agents: ['seeker'], startup: null, installed_ms: 0 },
-  },
-];
-const tenant = fold(tenantDecider, tenantEvents);
-
-const request: StartJobRequest = { agent: 'scribe', plugin: 'notes', subject: 'ticket-1', input: 'summarise this', labels: ['b', 'a', 'a'] };
-const mac = (input: string) => `mac(${input.length})`;
-const start = (r: StartJobRequest = request, now = 1000): JobCommand => ({ type: 'StartJob', tenant, job: 'j1', request: r, parent: null, mac, now });
-const mint = (over: Partial<Extract<JobCommand, { type: 'MintCall' }>> = {}): JobCommand => ({
-  type: 'MintCall',
-  job: 'j1',
-  envelopeValid: true,
-  function: 'save',
-  startup: false,
-  call: 'c1',
-  ticketHash: 'h1',
-  newIdempotencyKey: 'k1',
-  now: 2000,
-  ...over,
-});
-
+import { mint, request, start } from '../../support/jobs.ts';
 const { given } = specify(jobDecider);
 const started = given([]).when(start()).accepted();
 
