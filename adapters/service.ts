@@ -41,8 +41,6 @@ import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
 import { postgresSnapshots } from './postgres/snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
-import { admissionGuards } from './eventstore/admission-guard.ts';
-import { appendRows } from './eventstore/append-rows.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
 import type { KafkaSettings } from './bus/kafka/client.ts';
@@ -147,7 +145,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     retire: (...record) => compliance.retire(...record),
     ...(snapshots ? { snapshots } : {}),
     // Only the group committer writes a put's rows with its append; other stores keep the key written first.
-    ...(pgLog ? { appendRows } : {}),
+    keysWithAppend: pgLog !== null,
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
   });
   const blobs = await postgresBlobStore(pool, keystore);
@@ -224,7 +222,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           ...(pgLog
             ? {
                 cached: {
-                  guards: { run: (guard, work) => admissionGuards.run(guard, work), alone: (guard) => pgLog.guardAlone(guard) },
+                  guards: { alone: (guard) => pgLog.guardAlone(guard) },
                   now: () => clock.now(),
                 },
               }

@@ -4,6 +4,9 @@ import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import {
   assertUntampered,
   type AppendConditions,
+  type AppendResult,
+  type AppendUnit,
+  type Appended,
   TamperedLog,
   type EventStore,
   type ExpectedRevision,
@@ -12,7 +15,10 @@ import {
 } from '../domain/ports/event-store.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { envelope, type Cause } from './envelope.ts';
-import { backoff, streamLocks, type StreamLocks } from './exclusive.ts';
+import { backoff } from './exclusive.ts';
+import { streamQueues, type Batchable, type StreamQueues, type Waiting } from './stream-queue.ts';
+import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
+import type { KeyWork } from '../domain/ports/append-rows.ts';
 
 export interface CommandContext {
   readonly tenant: string;
@@ -47,7 +53,19 @@ export interface Folded<S> {
  */
 export interface Codec<Ev> {
   readonly read: (recorded: RecordedEvent) => Promise<Ev> | Ev;
-  readonly write: (events: readonly Ev[]) => Promise<readonly DomainEvent[]> | readonly DomainEvent[];
+  /** `keys`: the command's key work, when it has one (a sealed value's key commits with its append). */
+  readonly write: (events: readonly Ev[], keys?: KeyWork) => Promise<readonly DomainEvent[]> | readonly DomainEvent[];
+}
+
+/**
+ * What a command writes besides its events, as values its caller made: they go with the
+ * command's append, and only with it.
+ */
+export interface CommandWrites {
+  /** The key rows its sealing made (and the codec's `write` adds to). */
+  readonly keys?: KeyWork;
+  /** The request's cached admission: checked and counted with its first append. */
+  readonly guard?: AdmissionGuard | null;
 }
 
 /**
@@ -58,6 +76,8 @@ export interface Codec<Ev> {
 export interface StateCache<S> {
   get(stream: string): Folded<S> | undefined;
   set(stream: string, folded: Folded<S>): void;
+  /** Forgets a stream's state (one evolved past what committed): the next command folds it afresh. */
+  delete(stream: string): void;
 }
 
 /** A least-recently-used cache of folded states. */
@@ -77,11 +97,14 @@ export const stateCache = <S>(capacity: number): StateCache<S> => {
       entries.set(stream, folded);
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
     },
+    delete(stream) {
+      entries.delete(stream);
+    },
   };
 };
 
 const MAX_ATTEMPTS = 50;
-const exclusive = streamLocks();
+const shared = streamQueues();
 
 const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
   read: (r) => {
@@ -125,7 +148,13 @@ export interface HandlerOptions<Ev, S, C = unknown> {
    * The per-stream queue commands wait in. Each service instance gives its own (with its own
    * cache), so two instances in one process still meet only at the expected revision.
    */
-  readonly locks?: StreamLocks;
+  readonly queues?: StreamQueues;
+  /**
+   * At most this many commands queued on one stream are decided in one batch (one after
+   * another, each on the state the one before left) and appended together (default 1: one at
+   * a time). A command with `conditions` is always decided alone.
+   */
+  readonly batch?: number;
   /**
    * The refusal for a stream whose log does not verify (an event edited, one missing): by
    * default `tampered`; an aggregate may name its own (a job's chain: `envelope_invalid`).
@@ -148,23 +177,217 @@ const start = async <Ev, S>(
   options: Pick<HandlerOptions<Ev, S>, 'cache' | 'snapshot'>,
 ): Promise<Folded<S>> => options.cache?.get(stream) ?? (await options.snapshot?.(stream)) ?? { state: aggregate.initialState(), revision: 'no_stream' };
 
-/** Nothing is decided from a log that does not verify: the fold's `TamperedLog` becomes a refusal. */
-const refuseTampered = async <T>(options: Pick<HandlerOptions<unknown, unknown>, 'tampered'>, work: () => Promise<E.Either<Refusal, T>>) => {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof TamperedLog)) throw error;
-    return E.left(
-      options.tampered?.(error.detail) ?? refusal('tampered', { stream: error.detail.stream, revision: error.detail.revision, reason: error.detail.reason }),
-    );
+/** The refusal for a fold that met a tampered event (`TamperedLog`), or null for any other error. */
+const tamperedRefusal = (options: Pick<HandlerOptions<unknown, unknown>, 'tampered'>, error: unknown): E.Either<Refusal, never> | null =>
+  error instanceof TamperedLog
+    ? E.left(
+        options.tampered?.(error.detail) ?? refusal('tampered', { stream: error.detail.stream, revision: error.detail.revision, reason: error.detail.reason }),
+      )
+    : null;
+
+type Outcome<Ev, S> = E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>;
+
+/** One command waiting on its stream, with everything it is decided and appended with. */
+interface Queued<C, Ev, S> {
+  readonly store: EventStore;
+  readonly stream: string;
+  readonly aggregate: Aggregate<C, Ev, S>;
+  readonly command: C | ((state: S) => C | Promise<C>);
+  readonly cause: Cause;
+  readonly options: HandlerOptions<Ev, S, C>;
+  readonly writes: CommandWrites;
+}
+
+type Entry<C, Ev, S> = Waiting<Queued<C, Ev, S>, Outcome<Ev, S>>;
+
+/** What one command of a batch came to: events to append, an answer with nothing to append, or an error of its own. */
+type Decided<C, Ev, S> =
+  | { readonly kind: 'append'; readonly entry: Entry<C, Ev, S>; readonly events: readonly Ev[]; readonly unit: AppendUnit }
+  | { readonly kind: 'answer'; readonly entry: Entry<C, Ev, S>; readonly outcome: Outcome<Ev, S> }
+  | { readonly kind: 'error'; readonly entry: Entry<C, Ev, S>; readonly error: unknown };
+
+/** The revision a stream is at after `n` more events. */
+const advanced = (revision: ExpectedRevision, n: number): number => (typeof revision === 'number' ? revision : -1) + n;
+
+/**
+ * Decides the batch's commands one after another, each on the state the one before it left:
+ * the one before it's events are evolved into `folded.state` (in place, for large deciders)
+ * before the next is decided, and its expected revision is the one the one before it leaves.
+ * The last append's events are left for the commit to evolve (`pending`), so a batch of one
+ * whose append conflicts leaves the cached state as it was.
+ */
+const decideInOrder = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded: Folded<S>, codec: Codec<Ev>) => {
+  const { stream, aggregate, options } = entries[0]!.item;
+  const decided: Decided<C, Ev, S>[] = [];
+  let expected = folded.revision;
+  let pending: readonly Ev[] | null = null;
+  let evolved = 0;
+  for (const entry of entries) {
+    const { command, cause, writes } = entry.item;
+    if (pending) {
+      folded.state = pending.reduce(aggregate.evolve, folded.state);
+      pending = null;
+      evolved++;
+    }
+    try {
+      const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
+      const decision = aggregate.decide(c, folded.state);
+      if (E.isLeft(decision) || decision.right.length === 0) {
+        decided.push({ kind: 'answer', entry, outcome: E.isLeft(decision) ? decision : E.right({ state: folded.state, events: [], position: null }) });
+        continue;
+      }
+      const events = decision.right;
+      const conditions = options.conditions?.(c);
+      const unit: AppendUnit = {
+        stream,
+        events: envelope(cause, await codec.write(events, writes.keys)),
+        expected,
+        rows: writes.keys?.rows ?? [],
+        guard: writes.guard ?? null,
+        ...(conditions ? { conditions } : {}),
+      };
+      decided.push({ kind: 'append', entry, events, unit });
+      expected = advanced(expected, events.length);
+      pending = events;
+    } catch (error) {
+      const tampered = tamperedRefusal(options, error);
+      decided.push(tampered ? { kind: 'answer', entry, outcome: tampered } : { kind: 'error', entry, error });
+    }
   }
+  return { decided, pending, evolved };
+};
+
+/** The batch's appends: one alone, or several as one chain (one statement where the store can). */
+const appendAll = async (store: EventStore, units: readonly AppendUnit[]): Promise<PromiseSettledResult<AppendResult>[]> => {
+  if (units.length === 0) return [];
+  if (units.length === 1) {
+    const [{ stream, events, expected, ...carries }] = units as [AppendUnit];
+    return Promise.allSettled([store.append(stream, events, expected, carries)]);
+  }
+  return Promise.allSettled(store.appendChain(units));
+};
+
+/**
+ * One round of a batch: decide in order, append, then answer. An append is answered once the
+ * commit holding it is; its store made the chain's commits a prefix (none after one that did not).
+ * A refusal or "nothing to do" is answered only when every append decided before it committed
+ * and the state it was decided on is proven current (read from the stream this round, or an
+ * append of this round met its expected revision). Everything else goes round again: the
+ * commands it answers no more, the ones it does not, returned.
+ */
+const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded: Folded<S>, caughtUp: boolean, codec: Codec<Ev>) => {
+  const { store, stream, aggregate, options } = entries[0]!.item;
+  const { decided, pending, evolved } = await decideInOrder(entries, folded, codec);
+  const appends = decided.filter((d): d is Extract<Decided<C, Ev, S>, { kind: 'append' }> => d.kind === 'append');
+  const results = await appendAll(
+    store,
+    appends.map((d) => d.unit),
+  );
+  const ok = (r: PromiseSettledResult<AppendResult> | undefined): r is PromiseFulfilledResult<E.Right<Appended>> =>
+    r?.status === 'fulfilled' && E.isRight(r.value);
+  let committed = 0;
+  while (committed < results.length && ok(results[committed])) committed++;
+  const proven = caughtUp || committed > 0;
+
+  // The cached state must hold exactly what committed: evolve the last append when it did,
+  // forget a state evolved past what committed (the next round folds it afresh).
+  if (committed === appends.length && pending) folded.state = pending.reduce(aggregate.evolve, folded.state);
+  const positions = results.slice(0, committed).map((r) => (r as PromiseFulfilledResult<E.Right<Appended>>).value.right);
+  if (evolved > committed) options.cache?.delete(stream);
+  else if (committed > 0) {
+    folded.revision = positions.at(-1)!.nextExpectedRevision;
+    options.appended?.(stream, folded);
+  }
+
+  const again: Entry<C, Ev, S>[] = [];
+  let conflicted = false;
+  let chainHeld = true;
+  let a = 0;
+  for (const d of decided) {
+    if (d.kind === 'error') d.entry.reject(d.error);
+    else if (d.kind === 'answer') {
+      if (chainHeld && proven) d.entry.resolve(d.outcome);
+      else again.push(d.entry);
+    } else {
+      const i = a++;
+      if (i < committed) d.entry.resolve(E.right({ state: folded.state, events: d.events, position: positions[i]!.position }));
+      else {
+        chainHeld = false;
+        const r = results[i]!;
+        if (r.status === 'rejected') d.entry.reject(r.reason);
+        else {
+          conflicted = true;
+          again.push(d.entry);
+        }
+      }
+    }
+  }
+  return { again, conflicted };
+};
+
+/**
+ * Decides a batch of commands queued on one stream until each is answered: load (the cached
+ * state first, optimistically; else a snapshot or the start, caught up), decide in order,
+ * append, answer; on a conflict, decide what is left again from the newer state.
+ */
+const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<void> => {
+  const { store, stream, aggregate, options } = entries[0]!.item;
+  const codec = options.codec ?? registryCodec<Ev>(stream);
+  let waiting = entries;
+  for (let attempt = 1; waiting.length > 0; attempt++) {
+    if (attempt > MAX_ATTEMPTS) {
+      for (const e of waiting) e.reject(new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`));
+      return;
+    }
+    // First attempt on a cached state: decided without reading the stream (optimistic). An
+    // append then meets the expected revision, which proves the state current or sends us
+    // round again. A cached state is only ever moved by appends that committed, so it is a
+    // prefix of the stream: catch it up.
+    const optimistic = attempt === 1 ? options.cache?.get(stream) : undefined;
+    let folded: Folded<S>;
+    try {
+      folded = optimistic ?? (await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options)));
+    } catch (error) {
+      // Nothing is decided from a log that does not verify: every command queued on it is refused.
+      const tampered = tamperedRefusal(options, error);
+      for (const e of waiting)
+        if (tampered) e.resolve(tampered);
+        else e.reject(error);
+      return;
+    }
+    options.cache?.set(stream, folded);
+    const { again, conflicted } = await decideRound(waiting, folded, !optimistic, codec);
+    waiting = again;
+    // A stale cache is not contention: go round again at once.
+    if (waiting.length > 0 && conflicted && !optimistic) await backoff(attempt);
+  }
+};
+
+/** One batch kind per aggregate and options: only commands of one kind are decided together. */
+const kinds = new WeakMap<object, WeakMap<object, Batchable<Queued<never, never, never>, Outcome<never, never>>>>();
+const batchableOf = <C, Ev, S>(aggregate: Aggregate<C, Ev, S>, options: HandlerOptions<Ev, S, C>): Batchable<Queued<C, Ev, S>, Outcome<Ev, S>> => {
+  let byOptions = kinds.get(aggregate);
+  if (!byOptions) kinds.set(aggregate, (byOptions = new WeakMap()));
+  let kind = byOptions.get(options);
+  if (!kind) {
+    const made: Batchable<Queued<C, Ev, S>, Outcome<Ev, S>> = {
+      kind: {},
+      max: options.conditions ? 1 : (options.batch ?? 1),
+      run: (entries) => runBatch(entries),
+    };
+    kind = made as unknown as Batchable<Queued<never, never, never>, Outcome<never, never>>;
+    byOptions.set(options, kind);
+  }
+  return kind as unknown as Batchable<Queued<C, Ev, S>, Outcome<Ev, S>>;
 };
 
 /**
  * The one command path: load (from the cache, caught up), decide, wrap the events through
  * the one envelope, append with the revision we decided on, and on a conflict decide again
- * from the newer state. Commands to one stream queue in this process; other processes meet
- * at the expected revision. A refusal is returned, never thrown.
+ * from the newer state. Commands to one stream queue in this process, and with `batch` those
+ * queued together are decided in order and appended together; other processes meet at the
+ * expected revision. A refusal is returned, never thrown. `writes`: what the command's append
+ * carries besides its events (its key rows, its request's guard).
  */
 export const handle = async <C, Ev, S>(
   store: EventStore,
@@ -173,39 +396,9 @@ export const handle = async <C, Ev, S>(
   command: C | ((state: S) => C | Promise<C>),
   cause: Cause,
   options: HandlerOptions<Ev, S, C> = {},
-): Promise<E.Either<Refusal, { state: S; events: readonly Ev[]; position: number | null }>> =>
-  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () =>
-    refuseTampered<{ state: S; events: readonly Ev[]; position: number | null }>(options, async () => {
-      const codec = options.codec ?? registryCodec<Ev>(stream);
-      for (let attempt = 1; ; attempt++) {
-        // First attempt on a cached state: decided without reading the stream (optimistic). An
-        // append then meets the expected revision, which proves the state current or sends us
-        // round again; a refusal or "nothing to do" is only answered from a state caught up.
-        const optimistic = attempt === 1 ? options.cache?.get(stream) : undefined;
-        // A cached state is only ever moved by an append that succeeded, so it is a prefix of
-        // the stream: catch it up.
-        const folded = optimistic ?? (await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options)));
-        options.cache?.set(stream, folded);
-        const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
-        const decision = aggregate.decide(c, folded.state);
-        const events = E.isRight(decision) ? decision.right : [];
-        if (optimistic && events.length === 0) continue;
-        if (E.isLeft(decision)) return decision;
-        if (events.length === 0) return E.right({ state: folded.state, events, position: null });
-        const stored = envelope(cause, await codec.write(events));
-        const appended = await store.append(stream, stored, folded.revision, options.conditions?.(c));
-        if (E.isRight(appended)) {
-          folded.state = events.reduce(aggregate.evolve, folded.state);
-          folded.revision = appended.right.nextExpectedRevision;
-          options.appended?.(stream, folded);
-          return E.right({ state: folded.state, events, position: appended.right.position });
-        }
-        if (attempt >= MAX_ATTEMPTS) throw new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`);
-        // A stale cache is not contention: go round again at once.
-        if (!optimistic) await backoff(attempt);
-      }
-    }),
-  );
+  writes: CommandWrites = {},
+): Promise<Outcome<Ev, S>> =>
+  (options.queues ?? shared).batched(`${store.name}|${stream}`, batchableOf(aggregate, options), { store, stream, aggregate, command, cause, options, writes });
 
 /** The stream's state caught up, read under the stream's lock (for a check before a command). */
 export const inspect = async <Ev, S>(
@@ -215,7 +408,7 @@ export const inspect = async <Ev, S>(
   look: (state: S) => Promise<unknown> | unknown,
   options: HandlerOptions<Ev, S> = {},
 ) =>
-  (options.locks ?? exclusive)(`${store.name}|${stream}`, async () => {
+  (options.queues ?? shared).exclusive(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
     const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
     options.cache?.set(stream, folded);

@@ -87,5 +87,8 @@ export const jobStateCache = (capacity: number, blocks: ReturnType<typeof jobBlo
       entries.set(stream, folded);
       if (entries.size > capacity) entries.delete(entries.keys().next().value!);
     },
+    delete(stream) {
+      entries.delete(stream);
+    },
   };
 };

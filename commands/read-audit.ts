@@ -7,25 +7,27 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobStream } from '../domain/shared/names.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { Shown } from '../queries/records.ts';
+import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
 
 /** The read's labels were filtered on a job whose labels have moved since: read again. */
 export const LABELS_MOVED = Symbol('labels moved');
 
 export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
 
-const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[]) =>
-  appendFacts(store, stream, ctx.tenant, events, ctx.call, ctx.job);
+const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[], guard: AdmissionGuard | null) =>
+  appendFacts(store, stream, ctx.tenant, events, ctx.call, ctx.job, { guard });
 
 /**
  * SPEC §4 read audit and labels. Labels a read brought are joined into the job first
  * (`LabelsJoined` on the job's stream: the job's later decisions depend on them); then
  * `RecordsRead` goes to the job's reads stream, kept apart so that reading never contends
  * with the job's own commands. The answer leaves only after both committed. Answers the
- * position the read models must reach before the call's next request, or null.
+ * position the read models must reach before the call's next request, or null. `guard`: the
+ * request's cached admission, which its first append carries.
  */
 export const readAudit =
   (store: EventStore, clock: Clock) =>
-  async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown): Promise<number | null | typeof LABELS_MOVED> => {
+  async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown, guard: AdmissionGuard | null = null): Promise<number | null | typeof LABELS_MOVED> => {
     const now = clock.now();
     const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
     let joined: number | null = null;
@@ -40,28 +42,35 @@ export const readAudit =
         jobStream(ctx.tenant, ctx.job),
         envelope({ tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job }, [labels]),
         ctx.job_revision ?? 'any',
+        { guard },
       );
       if (E.isLeft(appended)) return LABELS_MOVED;
       joined = appended.right.position;
     }
-    await append(store, readsStream(ctx.tenant, ctx.job), ctx, [
-      {
-        type: 'RecordsRead',
-        data: {
-          tenant: ctx.tenant,
-          job: ctx.job,
-          run: ctx.run,
-          call: ctx.call,
-          step: ctx.step,
-          op,
-          startup: ctx.startup,
-          plugin: ctx.plugin,
-          purpose: ctx.purpose,
-          records: shown.records,
-          withheld: shown.withheld,
-          read_ms: now,
+    await append(
+      store,
+      readsStream(ctx.tenant, ctx.job),
+      ctx,
+      [
+        {
+          type: 'RecordsRead',
+          data: {
+            tenant: ctx.tenant,
+            job: ctx.job,
+            run: ctx.run,
+            call: ctx.call,
+            step: ctx.step,
+            op,
+            startup: ctx.startup,
+            plugin: ctx.plugin,
+            purpose: ctx.purpose,
+            records: shown.records,
+            withheld: shown.withheld,
+            read_ms: now,
+          },
         },
-      },
-    ]);
+      ],
+      guard,
+    );
     return joined;
   };

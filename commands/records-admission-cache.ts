@@ -63,7 +63,6 @@ export const admissionCache = (now: () => number) => {
           requestKey: null,
           consumed: false,
           claimed: false,
-          writes: [],
         },
       };
     },

@@ -48,7 +48,12 @@ export interface RecordsServiceDeps {
   readonly records: RecordCommands;
   readonly queries: RecordQueries;
   /** Records a read (`RecordsRead`, and `LabelsJoined` when it brought labels); answers the position a join must settle to, or null. */
-  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown) => Promise<number | null | typeof LABELS_MOVED>;
+  readonly audit: (
+    ctx: CallContext,
+    op: 'get' | 'history' | 'list',
+    shown: Shown,
+    guard: AdmissionGuard | null,
+  ) => Promise<number | null | typeof LABELS_MOVED>;
   readonly fence: Fence;
   /**
    * Waits until the read models an answer promises hold the log up to `position`; false when
@@ -135,7 +140,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     if (guard) guard.requestKey = requestKey(ctx.idempotency_key, index);
     const bytes = Buffer.byteLength(JSON.stringify(request.body));
     if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
-    const written = await deps.records.put(ctx, index, request, prior);
+    const written = await deps.records.put(ctx, index, request, prior, guard ?? null);
     if (E.isLeft(written)) return written.left.error === 'duplicate' ? E.left(await withholdUnseen(ctx, request.scope, written.left)) : written;
     const { version, scope, key, position } = written.right;
     if (position !== null && !deps.recordsInline && !(await deps.settle(position))) return E.left(unavailable('the put'));
@@ -148,7 +153,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
    * side of a wall), the job is folded again and the read decided again on its new labels —
    * so two reads at once can never show one job both sides of a wall (SPEC §4 Visibility).
    */
-  const read = async ({ ctx: first, ticket }: Admitted, request: Exclude<RecordsOp, { op: 'put' }>): Promise<E.Either<Refusal, object>> => {
+  const read = async ({ ctx: first, ticket, guard }: Admitted, request: Exclude<RecordsOp, { op: 'put' }>): Promise<E.Either<Refusal, object>> => {
     let ctx = first;
     for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt++) {
       const result =
@@ -157,7 +162,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
           : request.op === 'history'
             ? await deps.queries.history(ctx, request.scope, request.record_key)
             : await deps.queries.list(ctx, request.list ?? {});
-      const joined = await deps.audit(ctx, request.op, result.shown);
+      const joined = await deps.audit(ctx, request.op, result.shown, guard ?? null);
       if (joined === LABELS_MOVED) {
         const again = await deps.fence.judge(ctx, ticket);
         if ('refused' in again) return E.left(refusal(again.refused));
@@ -180,7 +185,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     const { guard } = admitted;
     if (!guard || !deps.cached) return runOnce(admitted, body);
     try {
-      const answer = await deps.cached.guards.run(guard, () => runOnce(admitted, body));
+      const answer = await runOnce(admitted, body);
       if (guard.consumed || (await deps.cached.guards.alone(guard))) return answer;
     } catch (error) {
       if (!(error instanceof GuardFailed)) throw error;

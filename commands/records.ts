@@ -15,10 +15,11 @@ import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../d
 import { isHeld, type HeldCandidate, type HoldsAt } from '../domain/retention/holds.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts';
-import { streamLocks } from './exclusive.ts';
+import { streamQueues } from './stream-queue.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
-import { AppendRowTaken, type AppendRows } from '../domain/ports/append-rows.ts';
+import { AppendRowTaken, withKeyWork, type KeyWork } from '../domain/ports/append-rows.ts';
+import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
 import { packScope, unpackScope } from '../domain/records/snapshot.ts';
 
 export interface PutRequest {
@@ -72,12 +73,15 @@ const scopeCodec = (sealer: Sealer): Codec<ScopeEvent> => ({
     const digest = d.dedupe === null ? null : await sealer.open(d, 'dedupe', d.dedupe);
     return { type: 'RecordVersionWritten', data: { ...d, dedupe_digest: digest } };
   },
-  write: (events) =>
+  write: (events, keys) =>
     Promise.all(
       events.map(async (e): Promise<DomainEvent> => {
         if (e.type !== 'RecordVersionWritten') return e;
         const { dedupe_digest, ...data } = e.data;
-        return { type: 'RecordVersionWritten', data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal(data, 'dedupe', dedupe_digest) } };
+        return {
+          type: 'RecordVersionWritten',
+          data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal(data, 'dedupe', dedupe_digest, keys) },
+        };
       }),
     ),
 });
@@ -101,19 +105,27 @@ export interface RecordCommandsDeps {
    */
   readonly snapshots?: SnapshotStore;
   /**
-   * Where a new record's data key rides with the put's append (PostgreSQL's group committer);
-   * absent, the sealer writes the key row before the append.
+   * True when a new record's data key is written with the put's append, as a row of its key
+   * work (PostgreSQL's group committer); else the sealer writes the key row before the append.
    */
-  readonly appendRows?: AppendRows;
+  readonly keysWithAppend?: boolean;
   readonly onError?: (error: unknown) => void;
 }
 
 /** Events between snapshots: a cold load reads at most this many events after one. */
 export const SNAPSHOT_EVERY = 500;
 
+/** At most this many puts queued on one scope are decided in order and appended in one statement. */
+export const PUTS_PER_BATCH = 64;
+
 export const recordCommands = (deps: RecordCommandsDeps) => {
   const { store, db, sealer, clock } = deps;
-  const common: HandlerOptions<ScopeEvent, ScopeState> = { cache: stateCache<ScopeState>(CACHED_STREAMS), codec: scopeCodec(sealer), locks: streamLocks() };
+  const common: HandlerOptions<ScopeEvent, ScopeState> = {
+    cache: stateCache<ScopeState>(CACHED_STREAMS),
+    codec: scopeCodec(sealer),
+    queues: streamQueues(),
+    batch: PUTS_PER_BATCH,
+  };
   // Counts snapshot loads: a put whose request-key check ran before one must check again.
   let snapshotLoads = 0;
   /** The revision of each stream's newest snapshot this process knows of. */
@@ -145,7 +157,13 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
    * `known`: the prior write of this request's key already looked up (`write` null: none),
    * with `snapshotLoads()` as it was before that lookup; absent, it is looked up here.
    */
-  const put = async (ctx: CallContext, index: number, req: PutRequest, known?: KnownPrior): Promise<E.Either<Refusal, Written>> => {
+  const put = async (
+    ctx: CallContext,
+    index: number,
+    req: PutRequest,
+    known?: KnownPrior,
+    guard: AdmissionGuard | null = null,
+  ): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
@@ -160,15 +178,17 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // (under a fresh key) and decided again. The decider refuses such a put (`held`) from a state
     // caught up, so it is seen there, with no read of its own; a hold keeps the record, and the
     // second decision refuses the put again.
-    // Each decision seals in its own work: the keys it made or checked ride with its append only
-    // (never with the retirement's, which shreds the old record's keys in between).
-    const inWork = <T>(work: () => Promise<T>) => (deps.appendRows ? deps.appendRows.run(work) : work());
+    // Each decision seals in its own key work: the keys it made or checked ride with its append
+    // only (never with the retirement's, which shreds the old record's keys in between). The
+    // request's guard rides with its first append.
+    const inWork = <T>(decide: (keys: KeyWork | undefined) => Promise<T>) =>
+      deps.keysWithAppend ? withKeyWork(guard !== null && !guard.consumed && !guard.claimed, decide) : decide(undefined);
     const decided = async () => {
       let ended: number | null = null;
-      let first = await inWork(() => decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v)));
+      let first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v), keys, guard));
       if (E.isLeft(first) && ended !== null && deps.retire) {
         await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
-        first = await inWork(() => decideOn(ctx, rk, loadsBefore, req, stream, () => undefined));
+        first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, stream, () => undefined, keys, guard));
       }
       return first;
     };
@@ -195,13 +215,23 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
   };
 
   /** Seals the body and decides the put; `gone` hears, per decision, the version of an ended person record under the key (or null). */
-  const decideOn = async (ctx: CallContext, rk: string, loadsBefore: number, req: PutRequest, stream: string, gone: (version: number | null) => void) => {
+  const decideOn = async (
+    ctx: CallContext,
+    rk: string,
+    loadsBefore: number,
+    req: PutRequest,
+    stream: string,
+    gone: (version: number | null) => void,
+    keys: KeyWork | undefined,
+    guard: AdmissionGuard | null,
+  ) => {
     const version = req.expect + 1;
     const bodyText = JSON.stringify(req.body);
     const body = await sealer.seal(
       { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject },
       'body',
       bodyText,
+      keys,
     );
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
@@ -250,6 +280,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
       },
       { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
       options,
+      { ...(keys ? { keys } : {}), guard },
     );
   };
 

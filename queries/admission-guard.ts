@@ -1,43 +1,21 @@
-import type { AdmissionGuard, GuardWrite } from '../domain/ports/admission-guard.ts';
-
-/** The parameters the guarded append takes before its guards' rows ($1 … $24). */
-const FIXED = 24;
+import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
 
 /**
- * A batch's guards and appends in one statement: the guards' rows (a new record's data key),
- * then the checks of each guard whose rows were all written (a row that conflicted fails its
- * guard), each call's count moved to its highest index when its guards' indexes follow on
- * from the count, and the appends of the guards that held (and those with none) through
- * `custodian_append_guarded`. One row always, and one per append made: the ordinals of the
- * guards that held, the ids of the rows written, and the append's result.
- *
- * `writes` are the kinds of row written: `GuardWrite.text` (an INSERT over arrays answering
- * `id`, naming its parameters `$1` … `$columns` and no other `$`), whose parameters follow the
- * fixed ones.
+ * A batch's guards and appends in one statement: the checks of each guard, each call's count
+ * moved to its highest index when its guards' indexes follow on from the count, and the
+ * appends of the guards that held (and those with none) through `custodian_append_guarded`.
+ * One row always, and one per append made: the ordinals of the guards that held and the
+ * append's result.
  */
-export const guardedAppendSql = (writes: readonly { text: string; columns: number }[]) => {
-  let next = FIXED;
-  const ctes = writes.map(({ text, columns }, i) => {
-    const shifted = text.replace(/\$(\d+)/g, (_, n: string) => {
-      if (Number(n) > columns) throw new Error(`a guard's row statement names $${n} beyond its ${columns} columns`);
-      return `$${Number(n) + next}`;
-    });
-    next += columns;
-    return `w${i} AS (${shifted}),`;
-  });
-  const written = writes.length === 0 ? 'SELECT NULL::text AS id WHERE false' : writes.map((_, i) => `SELECT id::text FROM w${i}`).join(' UNION ALL ');
-  // $23: the batch's first position when its transaction took them with its BEGIN; else they are
-  // taken here ($24 of them) before any write (\`moved\` joins \`alloc\`; rows are written only
+export const GUARDED_APPEND = (() => {
+  // $21: the batch's first position when its transaction took them with its BEGIN; else they are
+  // taken here ($22 of them) before any write (\`moved\` joins \`alloc\`; rows are written only
   // in a transaction, which took them already).
   return `WITH alloc AS MATERIALIZED (
-    SELECT coalesce($23::bigint, CASE WHEN $24::int > 0 THEN custodian_allocate_positions($24::int) END) AS first),
-  ${ctes.join('\n  ')}
-  written AS (${written}),
+    SELECT coalesce($21::bigint, CASE WHEN $22::int > 0 THEN custodian_allocate_positions($22::int) END) AS first),
   g AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[])
-      AS g(ord, call, idx, tenant, job_stream, job_rev, blocks, marks, tenant_stream, tenant_rev, request_key)
-    WHERE NOT EXISTS (SELECT 1 FROM unnest($12::int[], $13::text[]) AS w(ord, id)
-                      WHERE w.ord = g.ord AND NOT EXISTS (SELECT 1 FROM written x WHERE x.id = w.id))),
+      AS g(ord, call, idx, tenant, job_stream, job_rev, blocks, marks, tenant_stream, tenant_rev, request_key)),
   ok AS (
     SELECT g.* FROM g
     WHERE (SELECT s.revision FROM custodian_streams s WHERE s.stream = g.job_stream) = g.job_rev
@@ -50,11 +28,11 @@ export const guardedAppendSql = (writes: readonly { text: string; columns: numbe
     UPDATE custodian_call_requests r SET n = span.hi FROM span CROSS JOIN alloc
     WHERE r.call = span.call AND r.n = span.lo - 1 AND span.hi - span.lo + 1 = span.n RETURNING r.call),
   held AS (SELECT coalesce(array_agg(ok.ord), '{}') AS ords FROM ok JOIN moved ON moved.call = ok.call)
-  SELECT held.ords AS held, (SELECT coalesce(array_agg(id), '{}') FROM written) AS written,
+  SELECT held.ords AS held,
     a.idx, a.ok, a.first_position, a.last_revision, a.actual
-  FROM held CROSS JOIN alloc LEFT JOIN LATERAL custodian_append_guarded(alloc.first, held.ords, $14::int[], $15::text[], $16::text[], $17::int[], $18::uuid[],
-    $19::text[], $20::int[], $21::jsonb[], $22::jsonb[]) AS a ON true`;
-};
+  FROM held CROSS JOIN alloc LEFT JOIN LATERAL custodian_append_guarded(alloc.first, held.ords, $12::int[], $13::text[], $14::text[], $15::int[], $16::uuid[],
+    $17::text[], $18::int[], $19::jsonb[], $20::jsonb[]) AS a ON true`;
+})();
 
 /** An append as the guarded statement takes it: the ordinal of its guard among the batch's, or null. */
 export interface GuardedAppend {
@@ -65,17 +43,10 @@ export interface GuardedAppend {
 }
 
 /**
- * The parameters of `guardedAppendSql(kinds)`, for `guards` (in ordinal order), their rows by
- * kind, and `appends`; `first`: the batch's first position if its transaction took them.
+ * The parameters of `GUARDED_APPEND`, for `guards` (in ordinal order) and `appends`;
+ * `first`: the batch's first position if its transaction took them.
  */
-export const guardedAppendParams = (
-  guards: readonly AdmissionGuard[],
-  kinds: readonly (readonly GuardWrite[])[],
-  appends: readonly GuardedAppend[],
-  first: number | null,
-): unknown[] => {
-  const ords = new Map(guards.map((g, i) => [g, i]));
-  const rows = guards.flatMap((g) => g.writes.map((w) => [ords.get(g)!, w.id] as const));
+export const guardedAppendParams = (guards: readonly AdmissionGuard[], appends: readonly GuardedAppend[], first: number | null): unknown[] => {
   const events = appends.flatMap((a) => a.events);
   return [
     guards.map((_, i) => i),
@@ -89,8 +60,6 @@ export const guardedAppendParams = (
     guards.map((g) => g.tenantStream),
     guards.map((g) => g.tenantRevision),
     guards.map((g) => g.requestKey),
-    rows.map(([ord]) => ord),
-    rows.map(([, id]) => id),
     appends.map((a) => a.guard),
     appends.map((a) => a.stream),
     appends.map((a) => a.expected),
@@ -102,7 +71,5 @@ export const guardedAppendParams = (
     events.map((e) => JSON.stringify(e.metadata)),
     first,
     events.length,
-    // Each kind's rows, column by column, in the order of its statement's parameters.
-    ...kinds.flatMap((ws) => ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]))),
   ];
 };

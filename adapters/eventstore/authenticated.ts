@@ -21,6 +21,8 @@ const sameMac = (a: string, b: string) => a.length === b.length && Buffer.from(a
 export const authenticatedEventStore = (inner: EventStore, keys: EventMacKeys): EventStore => {
   const macOf = (stream: string, e: NewEvent) => keys(e.metadata.tenant)(eventMacInput(stream, e));
 
+  const withMacs = (stream: string, events: readonly NewEvent[]) => events.map((e) => ({ ...e, metadata: { ...e.metadata, mac: macOf(stream, e) } }));
+
   const checked = (r: RecordedEvent, reason: string | null): RecordedEvent => {
     if (reason === null) {
       const mac = r.metadata.mac;
@@ -38,13 +40,8 @@ export const authenticatedEventStore = (inner: EventStore, keys: EventMacKeys): 
   return {
     ...inner,
     name: inner.name,
-    append: (stream, events, expected, conditions) =>
-      inner.append(
-        stream,
-        events.map((e) => ({ ...e, metadata: { ...e.metadata, mac: macOf(stream, e) } })),
-        expected,
-        conditions,
-      ),
+    append: (stream, events, expected, options) => inner.append(stream, withMacs(stream, events), expected, options),
+    appendChain: (units) => inner.appendChain(units.map((u) => ({ ...u, events: withMacs(u.stream, u.events) }))),
     async readStream(stream, fromRevision = 0) {
       return checkStream(await inner.readStream(stream, fromRevision), fromRevision);
     },

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import * as E from 'fp-ts/lib/Either.js';
+import { appendOneByOne } from './append-chain.ts';
 import {
   ANY,
   BACKWARDS,
@@ -17,7 +18,7 @@ import {
   type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import type { AppendConditions, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { AppendWith, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 
 /**
  * The event-store port on EventStoreDB (SPEC §10). A stream here is an ESDB stream of the
@@ -123,11 +124,13 @@ export const esdbEventStore = async (connectionString: string): Promise<EventSto
 
   const store: EventStore = {
     name: 'esdb',
-    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, conditions?: AppendConditions) {
+    appendChain: (units) => appendOneByOne((u) => store.append(u.stream, u.events, u.expected, u))(units),
+    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendWith) {
       // EventStoreDB commits one stream at a time: it cannot make an append wait on another
       // stream's revision, so such an append is refused outright rather than checked loosely.
       // (Compliance runs, which need it, run on PostgreSQL.)
-      if ((conditions?.unmoved?.length ?? 0) > 0) throw new Error('EventStoreDB cannot append on the condition of another stream (unmoved): use PostgreSQL');
+      if ((options?.conditions?.unmoved?.length ?? 0) > 0)
+        throw new Error('EventStoreDB cannot append on the condition of another stream (unmoved): use PostgreSQL');
       try {
         const result = await client.appendToStream(
           stream,

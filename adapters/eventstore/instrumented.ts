@@ -10,12 +10,21 @@ import type { CustodianMetrics } from '../metrics/registry.ts';
  */
 export const instrumentedEventStore = <S extends EventStore>(inner: S, metrics: Pick<CustodianMetrics, 'eventsAppended' | 'appendSeconds'>): S => ({
   ...inner,
-  async append(stream, events, expected, conditions) {
+  async append(stream, events, expected, options) {
     const started = performance.now();
-    const result = await inner.append(stream, events, expected, conditions);
+    const result = await inner.append(stream, events, expected, options);
     metrics.appendSeconds.observe((performance.now() - started) / 1000);
     // A refused append (wrong expected revision) wrote nothing, so it counts no event.
     if (E.isRight(result)) for (const e of events) metrics.eventsAppended.inc({ type: e.type });
     return result;
+  },
+  appendChain(units) {
+    const started = performance.now();
+    return inner.appendChain(units).map(async (answer, i) => {
+      const result = await answer;
+      metrics.appendSeconds.observe((performance.now() - started) / 1000);
+      if (E.isRight(result)) for (const e of units[i]!.events) metrics.eventsAppended.inc({ type: e.type });
+      return result;
+    });
   },
 });

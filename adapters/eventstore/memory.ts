@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
 import * as E from 'fp-ts/lib/Either.js';
-import type { AppendConditions, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { AppendWith, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import { GuardFailed } from '../../domain/ports/admission-guard.ts';
+import { appendOneByOne } from './append-chain.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { pollingSubscription } from './subscription.ts';
 
@@ -12,9 +14,12 @@ export const memoryEventStore = (): EventStore => {
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
 
-  return {
+  const store: EventStore = {
     name: 'memory',
-    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, conditions?: AppendConditions) {
+    async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendWith) {
+      // No admission guard is checked here (only PostgreSQL counts requests in the append's transaction).
+      if (options?.guard && !options.guard.consumed && !options.guard.claimed) throw new GuardFailed();
+      const conditions = options?.conditions;
       const existing = streams.get(stream);
       const current = existing ? existing.length - 1 : 'no_stream';
       if (!meetsExpectation(expected, current)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: current });
@@ -38,6 +43,7 @@ export const memoryEventStore = (): EventStore => {
       if (events.length > 0) appended.emit('append');
       return E.right({ nextExpectedRevision: list.length - 1, position: all.length });
     },
+    appendChain: (units) => appendOneByOne((u) => store.append(u.stream, u.events, u.expected, u))(units),
     async readStream(stream, fromRevision = 0) {
       return (streams.get(stream) ?? []).slice(fromRevision);
     },
@@ -58,4 +64,5 @@ export const memoryEventStore = (): EventStore => {
       appended.removeAllListeners();
     },
   };
+  return store;
 };

@@ -1,12 +1,23 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import type { AppendConditions, Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
+import type {
+  AppendConditions,
+  AppendUnit,
+  AppendWith,
+  Appended,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  WrongExpectedRevision,
+} from '../../domain/ports/event-store.ts';
 import { WATCHED_STREAM_LOCK } from '../postgres/advisory-locks.ts';
 import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
-import { guardedAppendParams, guardedAppendSql } from '../../queries/admission-guard.ts';
-import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from './admission-guard.ts';
-import { AppendRowTaken, appendRowsContext, type AppendRow } from './append-rows.ts';
+import { GUARDED_APPEND, guardedAppendParams } from '../../queries/admission-guard.ts';
+import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-guard.ts';
+import { AppendRowTaken, type AppendRow } from '../../domain/ports/append-rows.ts';
+import { appendRowStatement, byLockOrder } from '../postgres/append-row-sql.ts';
+import { brokenLink } from './append-chain.ts';
 
 /**
  * Read models kept inside the append's transaction (Marten's and Emmett's "inline
@@ -52,9 +63,33 @@ interface Pending {
   readonly rows: readonly AppendRow[];
   /** Other streams it was decided on (see `AppendConditions`): such an append commits in a transaction of its own. */
   readonly conditions: AppendConditions | null;
+  /** The unit before it in its chain (`appendChain`): this one commits only if that one did. */
+  readonly after: Pending | null;
+  /** How it ended, once it did. */
+  outcome: 'committed' | 'failed' | null;
+  readonly unit: AppendUnit;
   readonly resolve: (r: Result) => void;
   readonly reject: (e: unknown) => void;
 }
+
+/** A chained append committed while the one before it did not: the batch is rolled back and settled unit by unit. */
+class ChainBroken extends Error {
+  constructor() {
+    super('a chained append would commit after its predecessor failed');
+  }
+}
+
+/** Whether a chain's units are among these appends (then the batch commits only in a transaction it can roll back). */
+const chained = (appends: readonly Pending[]) => {
+  const here = new Set(appends);
+  return appends.some((p) => p.after !== null && here.has(p.after));
+};
+
+/** Throws `ChainBroken` when an append of the batch succeeded but its predecessor in the same batch did not (before COMMIT). */
+const assertChainsHold = (appends: readonly Pending[], results: readonly (Result | null)[]) => {
+  const ok = new Map(appends.map((p, i) => [p, results[i] != null && E.isRight(results[i]!)]));
+  for (const [p, committed] of ok) if (committed && p.after && ok.has(p.after) && !ok.get(p.after)) throw new ChainBroken();
+};
 
 interface Row {
   idx: number;
@@ -71,21 +106,9 @@ const CALL_FROM = `SELECT idx, ok, first_position, last_revision, actual
   FROM custodian_append_from($9::bigint, $1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
 const MAX_BATCH = 256;
 
-/** Items by a key, each group in arrival order (rows of one kind are written by one statement). */
-const groupBy = <T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> => {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const group = groups.get(key(item));
-    if (group) group.push(item);
-    else groups.set(key(item), [item]);
-  }
-  return groups;
-};
-
-/** A row of `guardedAppendSql`: the first carries the guards that held and the rows written; `idx` is null when no append was made. */
+/** A row of `GUARDED_APPEND`: the first carries the guards that held; `idx` is null when no append was made. */
 interface GuardedRow {
   held: number[];
-  written: string[];
   idx: number | null;
   ok: boolean | null;
   first_position: number | null;
@@ -143,58 +166,47 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   };
 
   /**
-   * A batch with cached admissions: the guards' rows, checks and counts and the appends are
-   * one statement (`guardedAppendSql`), which commits on its own when nothing else is written.
+   * A batch with cached admissions: the guards' checks and counts and the appends are
+   * one statement (`GUARDED_APPEND`), which commits on its own when nothing else is written.
    */
   const guarded = async (
     statements: readonly Statement[],
     appends: readonly Pending[],
     guards: readonly AdmissionGuard[],
   ): Promise<{ answers: unknown[][]; results: (Result | null)[]; held: Set<AdmissionGuard> }> => {
-    const kinds = [
-      ...groupBy(
-        guards.flatMap((g) => g.writes),
-        (w) => w.text,
-      ).values(),
-    ];
     const ords = new Map(guards.map((g, i) => [g, i]));
-    const text = guardedAppendSql(kinds.map((ws) => ({ text: ws[0]!.text, columns: ws[0]!.row.length })));
     const params = (first: number | null) =>
       guardedAppendParams(
         guards,
-        kinds,
         appends.map((p) => ({ guard: p.guard ? ords.get(p.guard)! : null, stream: p.stream, expected: expectedText(p.expected), events: p.events })),
         first,
       );
     const needsInline = inline !== null && appends.some((p) => p.events.some((e) => inline.handles(e.type)));
-    const alone = statements.length === 0 && kinds.length === 0 && !needsInline && appends.every((p) => p.rows.length === 0);
+    // A statement alone commits on its own: never when a chain's units are in it (a broken one is rolled back).
+    const alone = statements.length === 0 && !needsInline && appends.every((p) => p.rows.length === 0) && !chained(appends);
     let out: GuardedRow[];
     const answers: unknown[][] = [];
     const client = alone ? null : await pool.connect();
     try {
-      if (!client) out = (await pool.query<GuardedRow>(prepared(text, params(null)))).rows;
+      if (!client) out = (await pool.query<GuardedRow>(prepared(GUARDED_APPEND, params(null)))).rows;
       else {
         // With nothing written before it, the statement takes the positions itself, before its count moves.
-        const first = await begin(client, statements.length > 0 || kinds.length > 0 ? appends.reduce((n, p) => n + p.events.length, 0) : 0);
+        const first = await begin(client, statements.length > 0 ? appends.reduce((n, p) => n + p.events.length, 0) : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
-        out = (await client.query<GuardedRow>(prepared(text, params(first)))).rows;
+        out = (await client.query<GuardedRow>(prepared(GUARDED_APPEND, params(first)))).rows;
       }
       const held = new Set(out[0]!.held.map((i) => guards[i]!));
+      // Appends whose guard failed have no row: their requests are admitted again in full.
+      const byIdx = new Map(out.filter((r) => r.idx !== null).map((r) => [r.idx!, r as Row]));
+      const results = appends.map((p, i) => (byIdx.has(i + 1) ? resultOf(p, byIdx.get(i + 1)!) : null));
       if (client) {
-        // A guard that failed wrote nothing, so the rows written for it are taken back (rare: only on a failure).
-        const written = new Set(out[0]!.written);
-        await undoRows(
-          client,
-          guards.filter((g) => !held.has(g)).flatMap((g) => g.writes.filter((w) => written.has(w.id))),
-        );
+        assertChainsHold(appends, results);
         const rows = out.filter((r) => r.idx !== null) as Row[];
         await writeAppendRows(client, appends, rows);
         await applyInline(client, appends, rows);
         await client.query('COMMIT');
       }
-      // Appends whose guard failed have no row: their requests are admitted again in full.
-      const byIdx = new Map(out.filter((r) => r.idx !== null).map((r) => [r.idx!, r as Row]));
-      return { answers, results: appends.map((p, i) => (byIdx.has(i + 1) ? resultOf(p, byIdx.get(i + 1)!) : null)), held };
+      return { answers, results, held };
     } catch (error) {
       if (client) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -210,18 +222,13 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
    */
   const writeAppendRows = async (client: pg.PoolClient, batch: readonly Pending[], rows: readonly Row[]) => {
     const made = rows.flatMap((r) => (r.ok ? batch[r.idx - 1]!.rows : []));
-    // Kinds of row in their rank's order, so every batch takes its key-row locks in one order.
-    for (const [text, ws] of [...groupBy(made, (w) => w.text)].sort(([, a], [, b]) => a[0]!.rank - b[0]!.rank)) {
+    for (const [kind, ws] of byLockOrder(made)) {
       const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
-      const written = new Set((await client.query<{ id: string }>(prepared(text, columns))).rows.map((r) => r.id));
+      const written = new Set((await client.query<{ id: string }>(prepared(appendRowStatement(kind), columns))).rows.map((r) => r.id));
       const missing = ws.filter((w) => !written.has(w.id));
       for (const w of missing) w.failed?.();
       if (missing.length > 0) throw new AppendRowTaken();
     }
-  };
-
-  const undoRows = async (client: pg.PoolClient, writes: readonly GuardWrite[]) => {
-    for (const [text, ws] of groupBy(writes, (w) => w.undo)) await client.query(text, [ws.map((w) => w.id)]);
   };
 
   /** The inline models of the appends made (`rows`: custodian_append_many's, by 1-based index into `batch`). */
@@ -263,7 +270,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     let rows: Row[] = [];
     const answers: unknown[][] = [];
     const withRows = batch.some((p) => p.rows.length > 0);
-    if (!needsInline && !withRows && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
+    if (!needsInline && !withRows && !chained(batch) && statements.length + (batch.length > 0 ? 1 : 0) === 1) {
       // One statement commits on its own.
       if (batch.length > 0) rows = (await pool.query<Row>(prepared(CALL, args))).rows;
       else answers.push((await pool.query(prepared(statements[0]!.text, statements[0]!.params))).rows);
@@ -274,6 +281,11 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
         const first = await begin(client, statements.length > 0 ? flat.length : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);
         if (batch.length > 0) rows = (await client.query<Row>(first === null ? prepared(CALL, args) : prepared(CALL_FROM, [...args, first]))).rows;
+        rows.sort((a, b) => a.idx - b.idx);
+        assertChainsHold(
+          batch,
+          rows.map((r, i) => resultOf(batch[i]!, r)),
+        );
         if (withRows) await writeAppendRows(client, batch, rows);
         if (needsInline) await applyInline(client, batch, rows);
         await client.query('COMMIT');
@@ -358,17 +370,26 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     }
   };
 
-  const settle = async (batch: readonly Queued[]): Promise<void> => {
+  const settle = async (all: readonly Queued[]): Promise<void> => {
+    // A chained unit whose predecessor ended without committing writes nothing (it is decided again).
+    const here = new Set(all);
+    const broken = (q: Queued) => q.kind === 'append' && q.after !== null && !here.has(q.after) && q.after.outcome !== 'committed';
+    for (const q of all)
+      if (broken(q)) {
+        const p = q as Pending;
+        // Its guard was never checked: the command, decided again, carries it again.
+        if (p.guard) p.guard.claimed = false;
+        p.resolve(brokenLink(p.unit, p.after!.unit));
+      }
+    const batch = all.filter((q) => !broken(q));
+    if (batch.length === 0) return;
     const statements = batch.filter((q): q is Statement => q.kind === 'statement');
     const appends = batch.filter((q): q is Pending => q.kind === 'append');
     const guardOnly = batch.filter((q): q is GuardOnly => q.kind === 'guard');
     try {
       const { answers, results, held } = await write(statements, appends, guardOnly);
       // Counted and admitted: a later append of the same request (a conflict decided again) carries no guard.
-      for (const g of held) {
-        g.consumed = true;
-        for (const w of g.writes) w.committed();
-      }
+      for (const g of held) g.consumed = true;
       statements.forEach((st, i) => st.resolve(answers[i]!));
       appends.forEach((p, i) => {
         const r = results[i];
@@ -392,6 +413,45 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     }
   };
 
+  /**
+   * Queues one unit. Only a request's first append carries its guard (a later one of the same
+   * request, decided again after a conflict, finds it claimed or consumed); an append with
+   * conditions never does. Rows a commit already holds are not written again.
+   */
+  const enqueue = (unit: AppendUnit, after: Pending | null): { pending: Pending; answer: Promise<Result> } => {
+    const { conditions } = unit;
+    const conditioned = conditions && (conditions.watched || (conditions.unmoved?.length ?? 0) > 0) ? conditions : null;
+    const found = unit.guard;
+    const guard = found && !found.consumed && !found.claimed && !conditioned ? found : null;
+    if (guard) guard.claimed = true;
+    const rows = (unit.rows ?? []).filter((r) => !r.written);
+    let pending!: Pending;
+    const answer = new Promise<Result>((resolve, reject) => {
+      pending = {
+        kind: 'append',
+        stream: unit.stream,
+        events: unit.events,
+        expected: unit.expected,
+        guard,
+        rows,
+        conditions: conditioned,
+        after,
+        outcome: null,
+        unit,
+        resolve: (r) => {
+          pending.outcome = E.isRight(r) ? 'committed' : 'failed';
+          resolve(r);
+        },
+        reject: (e) => {
+          pending.outcome = 'failed';
+          reject(e);
+        },
+      };
+    });
+    queue.push(pending);
+    return { pending, answer };
+  };
+
   const drain = async () => {
     writing = true;
     try {
@@ -413,22 +473,26 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   };
 
   return {
-    append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, conditions?: AppendConditions): Promise<Result> {
-      return new Promise<Result>((resolve, reject) => {
-        const conditioned = conditions && (conditions.watched || (conditions.unmoved?.length ?? 0) > 0) ? conditions : null;
-        // Only a request's first append carries its guard: what else runs in its async context later sees it claimed.
-        const found = admissionGuards.getStore();
-        const guard = found && !found.consumed && !found.claimed && !conditioned ? found : null;
-        if (guard) guard.claimed = true;
-        const rows = (appendRowsContext.getStore() ?? []).filter((r) => !r.written);
-        queue.push({ kind: 'append', stream, events, expected, guard, rows, conditions: conditioned, resolve, reject });
-        if (!writing) void drain();
-      });
+    append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendWith): Promise<Result> {
+      // Only what commits with the events is taken from `options` (never other fields a caller's value may carry).
+      const answer = enqueue({ stream, events, expected, conditions: options?.conditions, rows: options?.rows, guard: options?.guard }, null).answer;
+      if (!writing) void drain();
+      return answer;
+    },
+    /** Successive appends to one stream in the next batch (see `EventStore.appendChain`): one statement, each unit after the one before. */
+    appendChain(units: readonly AppendUnit[]): Promise<Result>[] {
+      const answers: Promise<Result>[] = [];
+      let before: Pending | null = null;
+      for (const unit of units) {
+        const { pending, answer } = enqueue(unit, before);
+        answers.push(answer);
+        before = pending;
+      }
+      if (!writing) void drain();
+      return answers;
     },
     /** Commits a cached admission's guard (its count) with the next batch: false when it no longer holds. */
     guardAlone(guard: AdmissionGuard): Promise<boolean> {
-      // Rows made for a request that wrote nothing are not needed.
-      guard.writes.length = 0;
       return new Promise<boolean>((resolve, reject) => {
         queue.push({ kind: 'guard', guard, resolve, reject });
         if (!writing) void drain();

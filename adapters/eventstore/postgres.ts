@@ -7,8 +7,10 @@ import { eventStoreMigrations } from './postgres-schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
-import { admissionGuards, GuardFailed, type AdmissionGuard } from './admission-guard.ts';
-import { AppendRowTaken, appendRowsContext } from './append-rows.ts';
+import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-guard.ts';
+import { AppendRowTaken } from '../../domain/ports/append-rows.ts';
+import { appendRowStatement, byLockOrder } from '../postgres/append-row-sql.ts';
+import { appendOneByOne } from './append-chain.ts';
 import { groupCommitter, type InlineProjections } from './postgres-group-commit.ts';
 
 const CHANNEL = 'custodian_events';
@@ -90,7 +92,9 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     inBatch: (text, params) => committer.inBatch(text, params),
     guardAlone: (guard) => committer.guardAlone(guard),
     marks: postgresStreamMarks(pool),
-    async append(stream, events, expected, conditions) {
+    appendChain: (units) =>
+      options.beforeCommit ? appendOneByOne((u) => store.append(u.stream, u.events, u.expected, u))(units) : committer.appendChain(units),
+    async append(stream, events, expected, appendWith) {
       if (events.length === 0) {
         const actual = await actualRevision(stream);
         if (!meetsExpectation(expected, actual)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
@@ -98,9 +102,9 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       }
       // Every append goes through the group committer, except under the test hook that holds
       // one append's transaction open.
-      if (!options.beforeCommit || conditions) return committer.append(stream, events, expected, conditions);
+      if (!options.beforeCommit || appendWith?.conditions) return committer.append(stream, events, expected, appendWith);
       // The test hook's path cannot check a cached admission: such a request is admitted again in full.
-      if (admissionGuards.getStore()?.consumed === false) throw new GuardFailed();
+      if (appendWith?.guard && !appendWith.guard.consumed) throw new GuardFailed();
       const args = [
         stream,
         typeof expected === 'number' ? String(expected) : expected,
@@ -121,19 +125,20 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
           await tx.query('BEGIN');
           result = (await tx.query<Result>(prepared(call, args))).rows[0]!;
           // The rows made with this append (a new record's key) commit with it here too.
-          const rows = result.ok ? (appendRowsContext.getStore() ?? []).filter((r) => !r.written) : [];
-          for (const w of rows) {
-            const { rows: written } = await tx.query(
-              prepared(
-                w.text,
-                w.row.map((v) => [v]),
-              ),
-            );
-            if (written.length === 0) {
-              w.failed?.();
-              throw new AppendRowTaken();
+          const rows = result.ok ? (appendWith?.rows ?? []).filter((r) => !r.written) : [];
+          for (const [kind, ws] of byLockOrder(rows))
+            for (const w of ws) {
+              const { rows: written } = await tx.query(
+                prepared(
+                  appendRowStatement(kind),
+                  w.row.map((v) => [v]),
+                ),
+              );
+              if (written.length === 0) {
+                w.failed?.();
+                throw new AppendRowTaken();
+              }
             }
-          }
           if (result.ok)
             await options.beforeCommit(
               stream,

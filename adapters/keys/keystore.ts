@@ -5,8 +5,7 @@ import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer
 import { migrate } from '../postgres/migrate.ts';
 import { inTransaction } from '../postgres/pool.ts';
 import { SHRED_RECORD_KEYS } from '../../queries/key-shred.ts';
-import { admissionGuards, type AdmissionGuard } from '../eventstore/admission-guard.ts';
-import { appendRowsContext, whenWorkEnds, type AppendRow } from '../eventstore/append-rows.ts';
+import type { KeyWork } from '../../domain/ports/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
 
 /**
@@ -65,25 +64,6 @@ class Lru<V> {
 /** A record's key row for one owner. */
 const DATA_KEY_OF_RECORD =
   'SELECT key_id, wrapped FROM custodian_data_keys WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND record_key = $4 AND owner = $5';
-/**
- * New data keys written with a put's append, many rows at once, answering the ids written (a
- * conflicting row is not): a row wrapped by a subject's key is written
- * only while that very key is the subject's (locked, so an erasure waits for the append), never
- * under a key an erasure deleted meanwhile.
- */
-const DATA_KEYS_INSERT_CHECKED = `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped)
-  SELECT r.key_id, r.tenant, r.plugin, r.scope, r.record_key, r.owner, r.wrapped
-  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[])
-    AS r(key_id, tenant, plugin, scope, record_key, owner, wrapped, kek)
-  WHERE r.owner = 'tenant'
-     OR EXISTS (SELECT 1 FROM custodian_subject_keys s WHERE s.tenant = r.tenant AND r.owner = 'subject:' || s.subject AND s.wrapped = r.kek FOR SHARE)
-  ON CONFLICT DO NOTHING RETURNING key_id::text AS id`;
-/** Keys a put's append names that must still exist when it commits (locked until then: a shred waits). */
-const DATA_KEYS_LIVE = 'SELECT key_id::text AS id FROM custodian_data_keys WHERE key_id = ANY($1::uuid[]) FOR SHARE';
-/** A data subject's first key, written with the append that first needs it. */
-const SUBJECT_KEYS_INSERT = `INSERT INTO custodian_subject_keys (tenant, subject, wrapped) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
-  ON CONFLICT DO NOTHING RETURNING tenant || E'\\n' || subject AS id`;
-
 /**
  * Runs a transaction again when PostgreSQL chose it as a deadlock's victim (a put's batch may
  * hold a data key's row `FOR SHARE` while it waits for the subject key this one locked).
@@ -146,12 +126,10 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
 
   /** The record's data key for this owner, made on first use; concurrent first uses agree. */
   const idsByRecord = new Lru<string>(cacheSize);
-  const dataKeyFor = async (c: SealContext): Promise<{ id: string; key: Buffer }> => {
+  const dataKeyFor = async (c: SealContext, work: KeyWork | undefined): Promise<{ id: string; key: Buffer }> => {
     const owner = ownerOf(c);
     const recordRef = [c.tenant, c.plugin, c.scope, c.key, owner].join('\n');
-    const guard = admissionGuards.getStore();
-    const work = appendRowsContext.getStore();
-    if (work) return keyWithAppend(work, guard && !guard.claimed && !guard.consumed ? guard : null, c, owner, recordRef);
+    if (work) return keyWithAppend(work, c, owner, recordRef);
     const knownId = idsByRecord.get(recordRef);
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return { id: knownId, key: known };
@@ -175,7 +153,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   };
 
   /**
-   * A put's key, inside its work's append rows (`adapters/eventstore/append-rows.ts`), so that
+   * A put's key, made in its decision's key work (`KeyWork`: the rows its append commits), so that
    * what the put's append commits always names a key that exists, and a refused put writes no
    * key of any kind:
    * - a key the record has (known here, or found): used, and locked `FOR SHARE` in the append's
@@ -187,20 +165,20 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
    * A request admitted from the cache does not look for the record's key (its guard fails on a
    * row that conflicts, and the request, admitted again in full, looks then).
    */
-  const madeInWork = new WeakMap<AppendRow[], Map<string, { id: string; key: Buffer }>>();
+  const madeInWork = new WeakMap<KeyWork, Map<string, { id: string; key: Buffer }>>();
   /** New keys of puts in progress, by id (see keyWithAppend). */
   const pinned = new Map<string, Buffer>();
-  const subjectsInWork = new WeakMap<AppendRow[], Map<string, { kek: Buffer; wrapped: Buffer }>>();
-  const keyWithAppend = async (rows: AppendRow[], guard: AdmissionGuard | null, c: SealContext, owner: string, recordRef: string) => {
-    let mine = madeInWork.get(rows);
-    if (!mine) madeInWork.set(rows, (mine = new Map()));
+  const subjectsInWork = new WeakMap<KeyWork, Map<string, { kek: Buffer; wrapped: Buffer }>>();
+  const keyWithAppend = async (work: KeyWork, c: SealContext, owner: string, recordRef: string) => {
+    const { rows } = work;
+    let mine = madeInWork.get(work);
+    if (!mine) madeInWork.set(work, (mine = new Map()));
     const made = mine.get(recordRef);
     if (made) return made;
     const live = (id: string, key: Buffer) => {
       mine.set(recordRef, { id, key });
       rows.push({
-        text: DATA_KEYS_LIVE,
-        rank: 0,
+        kind: 'data_key_used',
         id,
         row: [id],
         committed: () => undefined,
@@ -215,7 +193,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const knownId = idsByRecord.get(recordRef);
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return live(knownId, known);
-    if (!guard) {
+    if (!work.cached) {
       const { rows: found } = await pool.query<{ key_id: string; wrapped: Buffer }>(DATA_KEY_OF_RECORD, [c.tenant, c.plugin, c.scope, c.key, owner]);
       const row = found[0];
       const kek = row ? await kekFor(c.tenant, owner, false) : null;
@@ -226,7 +204,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
         return live(row.key_id, key);
       }
     }
-    const wrapping = owner === 'tenant' ? { kek: tenantKek(c.tenant), wrapped: null } : await subjectKeyInWork(rows, c.tenant, owner.slice('subject:'.length));
+    const wrapping = owner === 'tenant' ? { kek: tenantKek(c.tenant), wrapped: null } : await subjectKeyInWork(work, c.tenant, owner.slice('subject:'.length));
     const id = randomUUID();
     const key = randomBytes(32);
     mine.set(recordRef, { id, key });
@@ -236,10 +214,9 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     // transaction name.
     cache.set(id, key);
     pinned.set(id, key);
-    whenWorkEnds(rows, () => pinned.delete(id));
+    work.endings.push(() => pinned.delete(id));
     rows.push({
-      text: DATA_KEYS_INSERT_CHECKED,
-      rank: 2,
+      kind: 'data_key_made',
       id,
       row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(wrapping.kek, key, `data\n${id}`), wrapping.wrapped],
       committed: () => {
@@ -252,9 +229,9 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   };
 
   /** The subject's key as it stands, or a new one made in this work, written with its append. */
-  const subjectKeyInWork = async (rows: AppendRow[], tenant: string, subject: string): Promise<{ kek: Buffer; wrapped: Buffer }> => {
-    let subjects = subjectsInWork.get(rows);
-    if (!subjects) subjectsInWork.set(rows, (subjects = new Map()));
+  const subjectKeyInWork = async (work: KeyWork, tenant: string, subject: string): Promise<{ kek: Buffer; wrapped: Buffer }> => {
+    let subjects = subjectsInWork.get(work);
+    if (!subjects) subjectsInWork.set(work, (subjects = new Map()));
     const ref = `${tenant}\n${subject}`;
     const made = subjects.get(ref);
     if (made) return made;
@@ -271,7 +248,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const kek = randomBytes(32);
     const fresh = { kek, wrapped: wrapKey(tenantKek(tenant), kek, aad) };
     subjects.set(ref, fresh);
-    rows.push({ text: SUBJECT_KEYS_INSERT, rank: 1, id: ref, row: [tenant, subject, fresh.wrapped], committed: () => undefined, written: false });
+    work.rows.push({ kind: 'subject_key_made', id: ref, row: [tenant, subject, fresh.wrapped], committed: () => undefined, written: false });
     return fresh;
   };
 
@@ -323,8 +300,8 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
 
   return {
     prefetch,
-    async seal(c, field, plaintext): Promise<Sealed> {
-      const { id, key } = await dataKeyFor(c);
+    async seal(c, field, plaintext, work): Promise<Sealed> {
+      const { id, key } = await dataKeyFor(c, work);
       const { nonce, ciphertext } = aesGcmSeal(key, Buffer.from(plaintext, 'utf8'), aadOf(c, field));
       return { k: id, n: nonce.toString('base64'), c: ciphertext.toString('base64') };
     },

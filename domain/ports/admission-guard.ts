@@ -23,23 +23,6 @@ export interface AdmissionGuard {
   consumed: boolean;
   /** Set when an append took the guard: the request's later appends and writes go without it. */
   claimed: boolean;
-  /** Rows made for the request (a new record's data key), written in the guard's transaction before its checks. */
-  readonly writes: GuardWrite[];
-}
-
-/**
- * One row written with a guard. Rows of one `text` are written by one statement over arrays
- * (its parameters are the rows' columns, in order) that returns `id` for each row written;
- * a row not written (it conflicted) fails its guard, and the request is admitted in full.
- */
-export interface GuardWrite {
-  readonly text: string;
-  /** Deletes rows of this kind by `id` (one parameter: the ids, as an array): a failed guard's rows never commit. */
-  readonly undo: string;
-  readonly id: string;
-  readonly row: readonly unknown[];
-  /** Heard after the commit that holds the row. */
-  readonly committed: () => void;
 }
 
 /** The guard failed: the request was neither counted nor written, and is admitted again in full. */
@@ -50,10 +33,10 @@ export class GuardFailed extends Error {
 }
 
 /**
- * Where a cached admission's guard goes: `run` makes it ride on the first append made inside
- * `work`; `alone` commits it with the next batch when the request appended nothing.
+ * Where a cached admission's guard goes when its request appended nothing (a refusal, a read
+ * with nothing to audit): `alone` commits it with the next batch. A request that appends
+ * passes its guard with its first append (`AppendWith.guard`).
  */
 export interface AdmissionGuards {
-  run<T>(guard: AdmissionGuard, work: () => Promise<T>): Promise<T>;
   alone(guard: AdmissionGuard): Promise<boolean>;
 }

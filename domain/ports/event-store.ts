@@ -1,4 +1,6 @@
 import type { Either } from 'fp-ts/lib/Either.js';
+import type { AdmissionGuard } from './admission-guard.ts';
+import type { AppendRow } from './append-rows.ts';
 
 /**
  * The event-store port (SPEC §10). Revisions are per stream and 0-based (the first event of
@@ -95,6 +97,31 @@ export interface AppendConditions {
   readonly watched?: boolean;
 }
 
+/**
+ * Everything that commits with an append's events, and only with them: one value, built by
+ * the command's caller and passed to the store (nothing rides in an async context).
+ */
+export interface AppendWith {
+  readonly conditions?: AppendConditions;
+  /** Key rows written or locked in the append's transaction (a store that has no such rows ignores them). */
+  readonly rows?: readonly AppendRow[];
+  /**
+   * The cached admission of the request this append belongs to: checked and counted in the
+   * append's transaction, by the request's first append that carries it (an append with
+   * conditions never does). A store that cannot check it refuses it (`GuardFailed`).
+   */
+  readonly guard?: AdmissionGuard | null;
+}
+
+/** One append as a value: its stream, its events, the revision it was decided on and what commits with it. */
+export interface AppendUnit extends AppendWith {
+  readonly stream: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+}
+
+export type AppendResult = Either<WrongExpectedRevision, Appended>;
+
 export interface ReadOptions {
   readonly limit?: number;
 }
@@ -113,12 +140,14 @@ export interface StreamMarks {
 
 export interface EventStore {
   readonly name: string;
-  append(
-    stream: string,
-    events: readonly NewEvent[],
-    expected: ExpectedRevision,
-    conditions?: AppendConditions,
-  ): Promise<Either<WrongExpectedRevision, Appended>>;
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendWith): Promise<AppendResult>;
+  /**
+   * Successive appends to one stream, submitted together: each expects the revision the one
+   * before it leaves, and commits only if the one before it did (a unit after one that failed
+   * answers a wrong expected revision and writes nothing). A store that can (PostgreSQL) makes
+   * them in one statement; one answer per unit, in order, each settled after its commit.
+   */
+  appendChain(units: readonly AppendUnit[]): readonly Promise<AppendResult>[];
   /** The stream's events in revision order from `fromRevision` (default 0); [] for a stream that does not exist. */
   readStream(stream: string, fromRevision?: number): Promise<readonly RecordedEvent[]>;
   /** Committed events with position > `after`, in position order, none ever skipped. */

@@ -130,6 +130,38 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     expect(read.map((e) => e.revision)).toEqual([0, 1]);
   });
 
+  it('appends a chain of units to one stream, each at the revision the one before it leaves', async () => {
+    const s = stream();
+    const answers = await Promise.all(
+      store.appendChain([
+        { stream: s, events: [ev(), ev()], expected: 'no_stream' },
+        { stream: s, events: [ev()], expected: 1 },
+        { stream: s, events: [ev(), ev()], expected: 2 },
+      ]),
+    );
+    expect(answers.map((a) => (E.isRight(a) ? a.right.nextExpectedRevision : 'refused'))).toEqual([1, 2, 4]);
+    const positions = answers.map((a) => (E.isRight(a) ? a.right.position : 0));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect((await store.readStream(s)).map((e) => e.revision)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('commits no unit of a chain after one that did not commit, even where its own expected revision would hold', async () => {
+    const s = stream();
+    await store.append(s, [ev()], 'no_stream');
+    // Another writer moved the stream by exactly the first unit's length: the second unit's
+    // expected revision now matches, but it was decided on the first unit's events.
+    await store.append(s, [ev('Other')], 0);
+    const answers = await Promise.all(
+      store.appendChain([
+        { stream: s, events: [ev()], expected: 0 },
+        { stream: s, events: [ev()], expected: 1 },
+        { stream: s, events: [ev()], expected: 2 },
+      ]),
+    );
+    expect(answers.every(E.isLeft)).toBe(true);
+    expect((await store.readStream(s)).map((e) => e.type)).toEqual(['Tested', 'Other']);
+  });
+
   it('refuses no_stream on an existing stream, with the actual revision', async () => {
     const s = stream();
     await store.append(s, [ev()], 'no_stream');
@@ -280,15 +312,15 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     const s = stream();
     const watched = stream();
     await store.append(watched, [ev()], 'no_stream');
-    const kept = await store.append(s, [ev()], 'no_stream', { unmoved: [{ stream: watched, revision: 0 }] });
+    const kept = await store.append(s, [ev()], 'no_stream', { conditions: { unmoved: [{ stream: watched, revision: 0 }] } });
     expect(E.isRight(kept)).toBe(true);
-    await store.append(watched, [ev()], 0, { watched: true });
-    const refused = await store.append(s, [ev()], 0, { unmoved: [{ stream: watched, revision: 0 }] });
+    await store.append(watched, [ev()], 0, { conditions: { watched: true } });
+    const refused = await store.append(s, [ev()], 0, { conditions: { unmoved: [{ stream: watched, revision: 0 }] } });
     expect(refused).toEqual(E.left({ kind: 'wrong_expected_revision', stream: watched, expected: 0, actual: 1 }));
     expect(await store.readStream(s)).toHaveLength(1);
     // A stream that does not exist yet is `no_stream` until its first event.
     const none = stream();
-    expect(E.isRight(await store.append(s, [ev()], 0, { unmoved: [{ stream: none, revision: 'no_stream' }] }))).toBe(true);
+    expect(E.isRight(await store.append(s, [ev()], 0, { conditions: { unmoved: [{ stream: none, revision: 'no_stream' }] } }))).toBe(true);
   });
 
   it.runIf(adapter.conditions)('never lets a conditioned append commit after a watched append to its stream that it did not see', async () => {
@@ -301,7 +333,7 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
       for (let made = 0; made < DECISIONS;) {
         const seen = (await store.readStream(watched)).length - 1;
         if (Math.random() < 0.3) await new Promise((r) => setTimeout(r, Math.random() * 2));
-        const r = await store.append(s, [ev('Decided', { seen })], 'any', { unmoved: [{ stream: watched, revision: seen }] });
+        const r = await store.append(s, [ev('Decided', { seen })], 'any', { conditions: { unmoved: [{ stream: watched, revision: seen }] } });
         if (E.isRight(r)) made++;
       }
     };
@@ -310,7 +342,7 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
     const placing = async () => {
       for (let i = 0; i < 30; i++) {
         if (i % 3 === 0) await new Promise((r) => setTimeout(r, Math.random() * 2));
-        await placer.append(watched, [ev('Placed', { n: i + 1 })], 'any', { watched: true });
+        await placer.append(watched, [ev('Placed', { n: i + 1 })], 'any', { conditions: { watched: true } });
       }
     };
     await Promise.all([placing(), placing(), ...Array.from({ length: 16 }, conditioned)]);

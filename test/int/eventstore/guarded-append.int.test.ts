@@ -1,18 +1,20 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admissionGuards, GuardFailed, type AdmissionGuard, type GuardWrite } from '../../../adapters/eventstore/admission-guard.ts';
+import { GuardFailed, type AdmissionGuard } from '../../../domain/ports/admission-guard.ts';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
+import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
+import type { AppendRow } from '../../../domain/ports/append-rows.ts';
 import type { NewEvent } from '../../../domain/ports/event-store.ts';
 import { recordsProjection } from '../../../projections/records.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 /**
  * The group committer's guarded append (custodian_append_guarded behind the guards' checks, in
- * one statement): a guard that holds commits its rows, its count and its append together; one
- * that fails writes nothing — its rows taken back, its count not moved, its append not made —
+ * one statement): a guard that holds commits its count and its append together; one that
+ * fails writes nothing — its count not moved, its append not made —
  * and the appends beside it in the batch are made as usual.
  */
 const ev = (): NewEvent => ({
@@ -26,7 +28,6 @@ const ev = (): NewEvent => ({
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
 let store: PostgresEventStore;
-const committed: string[] = [];
 
 beforeAll(async () => {
   db = await freshDatabase();
@@ -34,28 +35,12 @@ beforeAll(async () => {
   store = await postgresEventStore(pool, {});
   await pool.query(recordsProjection.schema);
   await pool.query('CREATE TABLE IF NOT EXISTS custodian_call_requests (call text PRIMARY KEY, n int NOT NULL)');
-  await pool.query('CREATE TABLE guard_rows (id text PRIMARY KEY, v int NOT NULL)');
-  await pool.query('CREATE TABLE guard_others (id text PRIMARY KEY, label text NOT NULL, at bigint NOT NULL)');
+  await postgresKeystore(pool, randomBytes(32));
 });
 afterAll(async () => {
   await store?.close();
   await pool?.end();
   await db?.drop();
-});
-
-const row = (id: string, v: number): GuardWrite => ({
-  text: 'INSERT INTO guard_rows (id, v) SELECT * FROM unnest($1::text[], $2::int[]) ON CONFLICT DO NOTHING RETURNING id',
-  undo: 'DELETE FROM guard_rows WHERE id = ANY($1::text[])',
-  id,
-  row: [id, v],
-  committed: () => committed.push(id),
-});
-const other = (id: string, label: string): GuardWrite => ({
-  text: 'INSERT INTO guard_others (id, label, at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING RETURNING id',
-  undo: 'DELETE FROM guard_others WHERE id = ANY($1::text[])',
-  id,
-  row: [id, label, 7],
-  committed: () => committed.push(id),
 });
 
 /** A job and tenant stream at revision 0, and a call counted `n` times: a guard for its next request holds. */
@@ -79,27 +64,32 @@ const call = async (n: number) => {
     requestKey: null,
     consumed: false,
     claimed: false,
-    writes: [],
     ...over,
   });
   return { id, guard };
 };
 
+/** A data key that exists, as a row a put's append locks (`data_key_used`): it makes the batch a transaction. */
+const liveKey = async (): Promise<AppendRow> => {
+  const id = randomUUID();
+  await pool.query(
+    "INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped) VALUES ($1::uuid, 't', 'p', 's', $2, 'tenant', '\\x00')",
+    [id, id],
+  );
+  return { kind: 'data_key_used', id, row: [id], committed: () => undefined, written: false };
+};
+
 const countOf = async (id: string) => (await pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [id])).rows[0]!.n;
-const has = async (table: string, id: string) => (await pool.query(`SELECT 1 FROM ${table} WHERE id = $1`, [id])).rows.length === 1;
-const guardedAppend = (guard: AdmissionGuard, stream: string) => admissionGuards.run(guard, () => store.append(stream, [ev(), ev()], 'no_stream'));
+const guardedAppend = (guard: AdmissionGuard, stream: string) => store.append(stream, [ev(), ev()], 'no_stream', { guard });
 
 describe('the guarded append', () => {
-  it('commits a held guard with its rows, its count and its append; a failed one beside it writes nothing', async () => {
+  it('commits a held guard with its count and its append; a failed one beside it writes nothing', async () => {
     const a = await call(0);
     const b = await call(4);
-    const heldRow = `held-${randomUUID()}`;
-    const heldOther = `held-other-${randomUUID()}`;
-    const failedRow = `failed-${randomUUID()}`;
     const [streamA, streamB, streamC] = [`a:${randomUUID()}`, `b:${randomUUID()}`, `c:${randomUUID()}`];
-    const guardA = a.guard({ writes: [row(heldRow, 1), other(heldOther, 'x')] });
+    const guardA = a.guard();
     // Decided before the job's stream moved on: the guard must fail.
-    const guardB = b.guard({ jobRevision: -1, writes: [row(failedRow, 2)] });
+    const guardB = b.guard({ jobRevision: -1 });
     const [first, ...rest] = await Promise.allSettled([
       store.append(`lead:${randomUUID()}`, [ev()], 'no_stream'),
       guardedAppend(guardA, streamA),
@@ -119,23 +109,6 @@ describe('the guarded append', () => {
     expect((await store.readStream(streamA)).map((e) => e.revision)).toEqual([0, 1]);
     expect(await store.readStream(streamB)).toEqual([]);
     expect(await store.readStream(streamC)).toHaveLength(1);
-    expect(await has('guard_rows', heldRow)).toBe(true);
-    expect(await has('guard_others', heldOther)).toBe(true);
-    expect(await has('guard_rows', failedRow)).toBe(false);
-    expect(committed).toEqual(expect.arrayContaining([heldRow, heldOther]));
-    expect(committed).not.toContain(failedRow);
-  });
-
-  it('fails a guard whose row conflicts, without checking or counting it', async () => {
-    const a = await call(2);
-    const taken = `taken-${randomUUID()}`;
-    await pool.query('INSERT INTO guard_rows (id, v) VALUES ($1, 0)', [taken]);
-    const stream = `conflicted:${randomUUID()}`;
-    await expect(guardedAppend(a.guard({ writes: [row(taken, 9)] }), stream)).rejects.toBeInstanceOf(GuardFailed);
-    expect(await countOf(a.id)).toBe(2);
-    expect(await store.readStream(stream)).toEqual([]);
-    // The row that was there before stays as it was.
-    expect((await pool.query<{ v: number }>('SELECT v FROM guard_rows WHERE id = $1', [taken])).rows).toEqual([{ v: 0 }]);
   });
 
   it('fails a guard whose index does not follow on from the count, or whose request key already wrote', async () => {
@@ -171,7 +144,7 @@ describe('the guarded append', () => {
   });
 
   it.each([
-    ['with rows (positions taken with BEGIN)', true],
+    ['with key rows (positions taken with BEGIN)', true],
     ['with none (the statement alone takes them before its count moves)', false],
   ])('keeps position order the order of transaction ids while two committers append guarded batches %s', async (_, withRows) => {
     const pool2 = createPool(db.url, 8);
@@ -180,10 +153,11 @@ describe('the guarded append', () => {
       const head = (await pool.query<{ p: string }>('SELECT coalesce(max(position), 0) AS p FROM custodian_events')).rows[0]!.p;
       const calls = await Promise.all(Array.from({ length: 40 }, () => call(0)));
       const answers = await Promise.all(
-        calls.map((c, i) =>
-          admissionGuards.run(c.guard({ writes: withRows ? [row(`both-${randomUUID()}`, i)] : [] }), () =>
-            (i % 2 === 0 ? store : store2).append(`both:${randomUUID()}`, [ev()], 'no_stream'),
-          ),
+        calls.map(async (c, i) =>
+          (i % 2 === 0 ? store : store2).append(`both:${randomUUID()}`, [ev()], 'no_stream', {
+            guard: c.guard(),
+            rows: withRows ? [await liveKey()] : [],
+          }),
         ),
       );
       expect(answers.every(E.isRight)).toBe(true);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendRows } from '../../../adapters/eventstore/append-rows.ts';
+import { withKeyWork } from '../../../domain/ports/append-rows.ts';
 import { postgresKeystore, type Keystore } from '../../../adapters/keys/keystore.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import { freshDatabase } from '../../support/database.ts';
@@ -26,8 +26,8 @@ const at = (key: string) => ({ tenant: 'acme', plugin: 'notes', scope: 'project:
 describe('a put’s new key, before its append commits', () => {
   it('given a burst of other keys while the put is in progress, then its body still opens; once the put ended uncommitted, the key is gone', async () => {
     let sealed: Awaited<ReturnType<Keystore['seal']>> | null = null;
-    await appendRows.run(async () => {
-      sealed = await keystore.seal(at('mine'), 'body', '{"v":1}');
+    await withKeyWork(false, async (work) => {
+      sealed = await keystore.seal(at('mine'), 'body', '{"v":1}', work);
       // Other records' keys, made and committed outside this put, push it out of the LRU.
       for (const k of ['x', 'y', 'z']) await keystore.seal(at(k), 'body', '{}');
       expect(await keystore.open(at('mine'), 'body', sealed)).toBe('{"v":1}');
