@@ -13,6 +13,7 @@ import type { SealContext, Sealer } from '../domain/ports/sealer.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { appendFacts } from './append-facts.ts';
 import { handle, inspect, stateCache, type StateCache } from './handle.ts';
+import { streamQueues } from './stream-queue.ts';
 
 export interface CollectionsDeps {
   readonly store: EventStore;
@@ -67,7 +68,8 @@ const byAge = (a: KeptRecord, b: KeptRecord) => a.created_ms - b.created_ms || (
 export const collectionsService = (deps: CollectionsDeps) => {
   // An agent's folded state holds up to 10,000 records; 64 agents stay cached, the rest fold again from the log.
   const cache = deps.cache ?? stateCache<AgentState>(64);
-  const options = { cache };
+  // Puts queued on one agent are decided in order and appended together (one writer per stream).
+  const options = { cache, queues: streamQueues(), batch: 64 };
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
 
