@@ -31,14 +31,8 @@ const thousands = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleStr
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /** The section's markdown table: ratios against the Emmett row of the same client count. */
-export const markdownTable = (
-  rows: readonly { label: string; clients: number; median: PhaseResult }[],
-  emmettAt: (clients: number) => number,
-): string => {
-  const lines = [
-    '| row | clients | puts/s | × Emmett | p50 ms | p99 ms | service CPU ms/put | PostgreSQL CPU ms/put |',
-    '|---|---|---|---|---|---|---|---|',
-  ];
+export const markdownTable = (rows: readonly { label: string; clients: number; median: PhaseResult }[], emmettAt: (clients: number) => number): string => {
+  const lines = ['| row | clients | puts/s | × Emmett | p50 ms | p99 ms | service CPU ms/put | PostgreSQL CPU ms/put |', '|---|---|---|---|---|---|---|---|'];
   for (const { label, clients, median: m } of rows)
     lines.push(
       `| ${label} | ${clients} | ${thousands(m.perSecond)} | ${fixed(m.perSecond / emmettAt(clients), 2)} | ${fixed(m.p50ms, 1)} | ${fixed(m.p99ms, 1)} | ${m.serviceMsPerPut === null ? '—' : fixed(m.serviceMsPerPut, 2)} | ${fixed(m.pgMsPerPut, 2)} |`,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { newServiceKeys, provision, mintWith, refusalText, type BenchJob, type Json } from './api.ts';
 import { forkChild } from './child-ipc.ts';
@@ -17,10 +18,13 @@ import { markdownTable, median, type PhaseResult } from './scope-table.ts';
  * own), Custodian beside what a user could build instead on the same PostgreSQL in the same
  * run. Custodian with all clients in one scope (`tenant`: one stream) and with one scope per
  * client (`project:c<n>`), at 8 and 32 clients. Each phase runs `BENCH_SECONDS` seconds;
- * `BENCH_SCOPES_PASSES` passes (default 2) run the rows in alternating order; the table shows
+ * `BENCH_SCOPES_PASSES` passes (default 2) run the rows in alternating order, after each HTTP
+ * service is warmed for `BENCH_SCOPES_WARMUP_S` seconds (default 2, untimed); the table shows
  * medians.
  */
 const BODY = { note: 'x'.repeat(200), n: 1 };
+const WARMUP_S = Number(process.env.BENCH_SCOPES_WARMUP_S ?? 2);
+const SETTLE_MS = 1000;
 
 type Kind = 'raw' | 'insert' | 'emmett' | 'shared' | 'own';
 interface Row {
@@ -133,7 +137,18 @@ export const benchScopes = async (fresh: (name: string) => Promise<string>, seco
       };
     };
 
+    // Each service warmed (JIT, pools, caches) before any figure, so the first timed phase is not its first work.
+    const warmUp = async (row: Row) => {
+      const prepared = await prepare(row, 0);
+      const m = await measureFor(row.clients, WARMUP_S, prepared.op);
+      prepared.done();
+      rates.set(row.id, m.perSecond);
+      reportFailures(`warm-up ${row.id}`, m);
+    };
+
     const runPhase = async (row: Row, pass: number) => {
+      // The previous phase's background work (the service's projection runner) out of this one's figures.
+      await sleep(SETTLE_MS);
       const prepared = await prepare(row, pass);
       const database = dbOf(row.kind === 'emmett' ? emmettUrl : row.kind === 'raw' || row.kind === 'insert' ? sqlUrl : apiUrl);
       const pg0 = postgresCpuMs(database);
@@ -168,6 +183,7 @@ export const benchScopes = async (fresh: (name: string) => Promise<string>, seco
 
     console.log(`\nOne scope, many clients: new-record puts, ${seconds} s a phase, ${passes} passes in alternating order (medians)`);
     console.log('  (every service in a child process of its own; clients here over keep-alive node:http; tickets minted before each phase)');
+    for (const row of ROWS.filter((r) => r.clients === 8 && r.kind !== 'raw')) await warmUp(row);
     for (let pass = 1; pass <= passes; pass++) {
       const order = pass % 2 === 1 ? ROWS : [...ROWS].reverse();
       for (const row of order) await runPhase(row, pass);
