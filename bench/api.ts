@@ -31,14 +31,19 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export const JOB = { tenant: 'bench', plugin: 'notes', job: 'bench-job' } as const;
+export interface BenchJob {
+  readonly tenant: string;
+  readonly plugin: string;
+  readonly job: string;
+}
+export const JOB: BenchJob = { tenant: 'bench', plugin: 'notes', job: 'bench-job' };
 
-/** The bench's tenant, plugin and job, made through the admin API. */
-export const provision = async (admin: (path: string, body: unknown) => Promise<Json>) => {
-  await admin('/v1/tenants', { id: JOB.tenant, settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
-  await admin(`/v1/tenants/${JOB.tenant}/plugins`, { name: JOB.plugin, functions: ['save'], agents: ['scribe'] });
-  await admin(`/v1/tenants/${JOB.tenant}/jobs`, {
-    id: JOB.job,
+/** The bench's tenant, plugin and job (or another `job`'s), made through the admin API. */
+export const provision = async (admin: (path: string, body: unknown) => Promise<Json>, job: BenchJob = JOB) => {
+  await admin('/v1/tenants', { id: job.tenant, settings: { caps: { records: 20_000, bytes: 1 << 30 } } });
+  await admin(`/v1/tenants/${job.tenant}/plugins`, { name: job.plugin, functions: ['save'], agents: ['scribe'] });
+  await admin(`/v1/tenants/${job.tenant}/jobs`, {
+    id: job.job,
     agent: 'scribe',
     plugin: JOB.plugin,
     subject: 'bench',
@@ -47,9 +52,9 @@ export const provision = async (admin: (path: string, body: unknown) => Promise<
   });
 };
 
-/** A new call on the bench's job: its records ticket. */
-export const mintWith = async (admin: (path: string, body: unknown) => Promise<Json>) => {
-  const minted = (await admin(`/v1/tenants/${JOB.tenant}/jobs/${JOB.job}/calls`, { function: 'save' })) as { _meta: { 'oz0/records': { ticket: string } } };
+/** A new call on the bench's job (or `job`): its records ticket. */
+export const mintWith = async (admin: (path: string, body: unknown) => Promise<Json>, job: BenchJob = JOB) => {
+  const minted = (await admin(`/v1/tenants/${job.tenant}/jobs/${job.job}/calls`, { function: 'save' })) as { _meta: { 'oz0/records': { ticket: string } } };
   return minted._meta['oz0/records'].ticket;
 };
 

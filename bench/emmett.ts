@@ -1,11 +1,29 @@
+import type { Event } from '@event-driven-io/emmett';
 import pg from 'pg';
 
 const JSON_AND_INT8 = [20, 114, 3802];
+
+type RecordPut = Event<'RecordPut', { body: Record<string, unknown>; version: number }>;
+interface RecordState {
+  readonly version: number;
+}
+/** The record's version is not the one the put expected: the caller answers 409. */
+export class StaleRecord extends Error {
+  constructor(readonly current: number) {
+    super(`stale: current ${current}`);
+  }
+}
 
 export interface EmmettAppender {
   readonly pool: pg.Pool;
   /** One `appendToStream(stream, [event])` with the stream's expected version. */
   append(stream: string, data: unknown): Promise<void>;
+  /**
+   * A record's put as an Emmett user writes it: `CommandHandler` reads the record's stream,
+   * folds it, decides (`expect` must be its version, else `StaleRecord`) and appends with the
+   * version it read. The new version.
+   */
+  putRecord(stream: string, body: Record<string, unknown>, expect: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -15,7 +33,7 @@ export interface EmmettAppender {
  * connections can be asked for their statistics like every other pool's. A package that cannot
  * load here gives a one-line reason instead of failing the bench.
  */
-export const openEmmett = async (url: string): Promise<EmmettAppender | { readonly unavailable: string }> => {
+export const openEmmett = async (url: string, max = 40): Promise<EmmettAppender | { readonly unavailable: string }> => {
   let pool: pg.Pool | null = null;
   try {
     // Emmett's driver (dumbo) sets process-wide pg type parsers on first use: int8 as BigInt,
@@ -23,6 +41,7 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
     // numbers, so the globals are put back and Emmett gets its parsers on its own pool only.
     const saved = JSON_AND_INT8.map((oid) => [oid, pg.types.getTypeParser(oid)] as const);
     const { getPostgreSQLEventStore } = await import('@event-driven-io/emmett-postgresql');
+    const { CommandHandler } = await import('@event-driven-io/emmett');
     const types = {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === 20
@@ -31,7 +50,7 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
             ? (v: string) => JSON.parse(v) as unknown
             : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     };
-    pool = new pg.Pool({ connectionString: url, max: 40, types });
+    pool = new pg.Pool({ connectionString: url, max, types });
     pool.on('error', () => undefined);
     const store = getPostgreSQLEventStore(url, { connectionOptions: { pool } });
     const versions = new Map<string, bigint>();
@@ -44,6 +63,14 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
       );
       versions.set(stream, result.nextExpectedStreamVersion);
     };
+    const handleRecord = CommandHandler<RecordState, RecordPut>({ evolve: (_, e) => ({ version: e.data.version }), initialState: () => ({ version: 0 }) });
+    const putRecord = async (stream: string, body: Record<string, unknown>, expect: number) => {
+      const { newState } = await handleRecord(store, stream, (state) => {
+        if (state.version !== expect) throw new StaleRecord(state.version);
+        return { type: 'RecordPut', data: { body, version: state.version + 1 } };
+      });
+      return newState.version;
+    };
     // The first append creates Emmett's schema: not part of any figure.
     await append(`warmup-${Date.now()}`, { n: 0 });
     for (const [oid, parser] of saved) pg.types.setTypeParser(oid, parser);
@@ -52,6 +79,7 @@ export const openEmmett = async (url: string): Promise<EmmettAppender | { readon
     return {
       pool: own,
       append,
+      putRecord,
       async close() {
         await store.close();
         await own.end().catch(() => undefined);

@@ -1,9 +1,10 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
+import { postgresCpuMs } from './pg-cpu.ts';
 
 /**
  * Node CPU of the service alone per put and per audited get: the service runs in a child
@@ -11,25 +12,6 @@ import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
  * requests, so their CPU is not counted. `node --import tsx bench/profile-put.ts`.
  */
 const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 8);
-
-/** CPU (ms) used so far by the PostgreSQL backends connected to `database` (Linux /proc; NaN elsewhere). */
-const postgresCpuMs = (database: string): number => {
-  try {
-    let ticks = 0;
-    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      try {
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`postgres: postgres ${database} `)) continue;
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        ticks += Number(fields[11]) + Number(fields[12]);
-      } catch {
-        // the process is gone
-      }
-    }
-    return ticks * 10;
-  } catch {
-    return NaN;
-  }
-};
 const OPS = Number(process.env.PROFILE_OPS ?? 3000);
 const OP = process.env.PROFILE_OP ?? 'put';
 const dir = mkdtempSync(path.join(tmpdir(), 'custodian-profile-'));

@@ -1,7 +1,6 @@
-import { fork } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { forkChild } from './child-ipc.ts';
 import { ADMIN, mintWith, provision, refusalText, type Json, type ServiceKeys } from './api.ts';
 
 /**
@@ -27,7 +26,7 @@ export interface RemoteApi {
   close(): Promise<void>;
 }
 
-const post = (agent: http.Agent, url: string, token: string, body: unknown) =>
+export const post = (agent: http.Agent, url: string, token: string, body: unknown) =>
   new Promise<{ status: number; answer: Json }>((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
@@ -49,31 +48,8 @@ const post = (agent: http.Agent, url: string, token: string, body: unknown) =>
   });
 
 export const startRemoteApi = async (databaseUrl: string, keys: ServiceKeys): Promise<RemoteApi> => {
-  const child = fork(path.join(import.meta.dirname, 'service-process.ts'), [], { execArgv: ['--import', 'tsx'] });
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  let nextId = 0;
-  let exited: string | null = null;
-  child.on('message', (m: { id: number; value?: unknown; error?: string }) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (m.error !== undefined) p?.reject(new Error(`service process: ${m.error}`));
-    else p?.resolve(m.value);
-  });
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      exited = `exited (${signal ?? code})`;
-      for (const p of pending.values()) p.reject(new Error(`service process ${exited}`));
-      pending.clear();
-      resolve();
-    }),
-  );
-  const call = <T>(m: Json) =>
-    new Promise<T>((resolve, reject) => {
-      if (exited) return reject(new Error(`service process ${exited}`));
-      const id = nextId++;
-      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      child.send({ id, ...m });
-    });
+  const child = forkChild(path.join(import.meta.dirname, 'service-process.ts'));
+  const call = child.call;
 
   let url: string;
   // Admin requests (provisioning, mints) never share the measured clients' sockets.
@@ -93,8 +69,7 @@ export const startRemoteApi = async (databaseUrl: string, keys: ServiceKeys): Pr
     await provision(admin);
   } catch (error) {
     adminAgent.destroy();
-    child.kill('SIGKILL');
-    await exit;
+    await child.kill();
     throw error;
   }
   return {
@@ -116,13 +91,8 @@ export const startRemoteApi = async (databaseUrl: string, keys: ServiceKeys): Pr
     cpuMs: () => call<number>({ op: 'cpu' }),
     async close() {
       adminAgent.destroy();
-      if (!exited) await call({ op: 'close' });
-      // The child leaves once its service is closed; one that lingers is ended here.
-      if ((await Promise.race([exit.then(() => true), sleep(10_000).then(() => false)])) === false) {
-        console.log('  !! the records service process did not exit 10 s after closing: killed');
-        child.kill('SIGKILL');
-        await exit;
-      }
+      if (!child.exited()) await call({ op: 'close' });
+      await child.stopped('records service');
     },
   };
 };

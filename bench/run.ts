@@ -16,11 +16,12 @@ import { benchFit } from './fit.ts';
 import { benchColdScope } from './cold-scope.ts';
 import { benchAgent } from './agent.ts';
 import { benchGrowth } from './growth/index.ts';
+import { benchScopes } from './scopes.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-const SECTIONS = ['fit', 'eventstore', 'records', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent', 'growth'];
-// BENCH_ONLY=fit,eventstore,records,readload,idle,cold,rebuild,kafka,uploads,agent,growth picks sections (default: all).
+const SECTIONS = ['fit', 'eventstore', 'records', 'scopes', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent', 'growth'];
+// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth picks sections (default: all).
 const only = (process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',');
 // The fit section is pure: it runs first and, alone, needs no database.
 if (only.includes('fit')) benchFit();
@@ -59,6 +60,9 @@ try {
   // The API runs on a database of its own: the event-store bench leaves events no projection knows.
   if (only.includes('records'))
     await benchRecords(pool, benchDb, await freshDatabase(pool, 'bench_api'), stats, Number(process.env.BENCH_API_OPS ?? 2000), baselines);
+  // One shared scope against one scope per client, beside fastify + INSERT and fastify + Emmett, fixed-duration phases.
+  if (only.includes('scopes'))
+    await benchScopes((name) => freshDatabase(pool, name), Number(process.env.BENCH_SECONDS ?? 8), Number(process.env.BENCH_SCOPES_PASSES ?? 2));
   if (only.includes('readload')) await benchReadLoad(await freshDatabase(pool, 'bench_readload'), Number(process.env.BENCH_READ_LOAD_S ?? 60));
   if (only.includes('idle')) await benchIdle(await freshDatabase(pool, 'bench_idle'), stats);
   // A fresh instance's first put into a 20,000-record scope: from its snapshot, and by replaying the stream.

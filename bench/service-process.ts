@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { startService, type Service } from '../adapters/service.ts';
 import { ADMIN } from './api.ts';
+import { ownCpuMs, serveParent } from './child-ipc.ts';
 import { forcePoolFlush } from './pgstats.ts';
 import { serviceErrors } from './service-errors.ts';
 
@@ -36,10 +37,8 @@ const handle = async (m: Request): Promise<unknown> => {
     case 'flush':
       if (svc) await forcePoolFlush(svc.pool);
       return null;
-    case 'cpu': {
-      const used = process.cpuUsage();
-      return (used.user + used.system) / 1000;
-    }
+    case 'cpu':
+      return ownCpuMs();
     case 'close':
       await svc?.close();
       errors?.summary();
@@ -48,9 +47,4 @@ const handle = async (m: Request): Promise<unknown> => {
   }
 };
 
-process.on('message', (m: Request) => {
-  handle(m).then(
-    (value) => process.send!({ id: m.id, value }, () => m.op === 'close' && process.disconnect()),
-    (error: unknown) => process.send!({ id: m.id, error: error instanceof Error ? error.message : String(error) }),
-  );
-});
+serveParent((m) => handle(m as unknown as Request));
