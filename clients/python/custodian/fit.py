@@ -84,7 +84,9 @@ _WS_CHARS = 4
 
 
 def _classes() -> bytearray:
-    cls = bytearray(65536)
+    # Every code point, so ord() indexes it; above the BMP all is punctuation (surrogate pairs in
+    # JavaScript, whose halves are marks).
+    cls = bytearray(0x110000)
 
     def mark(lo: int, hi: int, kind: int) -> None:
         cls[lo : hi + 1] = bytes([kind]) * (hi - lo + 1)
@@ -141,32 +143,27 @@ def _classes() -> bytearray:
 _CLASS = _classes()
 
 
+def _runs(kinds: "set[int]") -> "list[tuple[int, int]]":
+    """The runs of code points (first, last) whose class is in ``kinds``, found by C code."""
+    flags = _CLASS[:65536].translate(bytes(1 if k in kinds else 0 for k in range(256)))
+    return [(m.start(), m.end() - 1) for m in re.finditer(b"\x01+", flags)]
+
+
 def _char_class(kinds: "set[int]") -> str:
     """A regular-expression character class of the code points whose class is in ``kinds``."""
-    out = []
-    c = 0
-    while c < 65536:
-        if _CLASS[c] in kinds:
-            start = c
-            while c + 1 < 65536 and _CLASS[c + 1] in kinds:
-                c += 1
-            out.append(re.escape(chr(start)) if start == c else f"{re.escape(chr(start))}-{re.escape(chr(c))}")
-        c += 1
-    return "".join(out)
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _runs(kinds))
 
 
-_LETTERS = _char_class({_ASCII, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT})
+_LETTER_KINDS = frozenset({_ASCII, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT})
+_LETTERS = _char_class(_LETTER_KINDS)
 _DIGITS = _char_class({_DIGIT})
 _WHITE = _char_class({_SPACE, _BREAK})
 # Every code point falls in exactly one alternative, so the pieces partition the text. A
 # punctuation run takes the line breaks after it, as in the TypeScript library.
 _HUMPS = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CAMEL = re.compile(r"[a-z][A-Z]")
-_KIND = {chr(c): _CLASS[c] for c in range(65536) if _CLASS[c] != _PUNCT}
-_LETTER_KINDS = frozenset({_ASCII, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT})
-_EXTRA = {ch: float(_PER_LETTER[k]) for ch, k in _KIND.items() if k in _LETTER_KINDS}
-_LIFT = {ch: float(_PER_RUN[k]) for ch, k in _KIND.items() if k in _LETTER_KINDS}
-_UMLAUT_CHARS = "ÄÖÜßäöü"
+_PER_LETTER_F = [float(x) for x in _PER_LETTER]
+_PER_RUN_F = [float(x) for x in _PER_RUN]
 
 
 def _hash(word: str) -> int:
@@ -214,12 +211,11 @@ def _letter_run(run: str, slot: int) -> "tuple[float, float, float, int, int]":
             return (_COMMON_COST[slot], 0.0, 0.0, ascii_n, 0)
         cost = _ascii_run(slot, ascii_n)
         return (0.0, 0.0, cost, ascii_n, 0) if ascii_n >= _COMMON_MIN else (cost, 0.0, 0.0, ascii_n, 0)
-    ascii_n = len(run.encode("ascii", "ignore"))
-    extra = reduce(_add, map(_EXTRA.__getitem__, run), 0.0)
-    lift = max(map(_LIFT.__getitem__, run))
-    umlauts = 0
-    for ch in _UMLAUT_CHARS:
-        umlauts += run.count(ch)
+    kinds = bytes(map(_CLASS.__getitem__, map(ord, run)))
+    ascii_n = kinds.count(_ASCII)
+    extra = reduce(_add, map(_PER_LETTER_F.__getitem__, kinds), 0.0)
+    lift = max(map(_PER_RUN_F.__getitem__, kinds))
+    umlauts = kinds.count(_UMLAUT)
     cost = _ascii_run(0, ascii_n)
     if ascii_n >= _COMMON_MIN:
         return (0.0, lift + extra, cost, ascii_n, umlauts)
@@ -280,7 +276,8 @@ _TOKENS = re.compile(
     f"|[{_LETTERS}]+"
     f"|{_P}+[\\n\\r]*"
 )
-_IS_WHITE = frozenset(ch for ch, k in _KIND.items() if k == _SPACE or k == _BREAK)
+_WHITE_CHARS = "".join(chr(c) for a, b in _runs({_SPACE, _BREAK}) for c in range(a, b + 1))
+_IS_WHITE = frozenset(_WHITE_CHARS)
 
 
 def _white(run: str, opens: bool) -> int:
@@ -311,7 +308,7 @@ def _word(run: str, slot: int, before: "tuple[float, ...]") -> "tuple[tuple[floa
 
 
 def _token_cost(token: str) -> "tuple[tuple[float, ...], tuple[float, ...], int, int]":
-    first = _KIND.get(token[0], _PUNCT)
+    first = _CLASS[ord(token[0])]
     if first == _SPACE or first == _BREAK:
         i = 0
         while i < len(token) and token[i] in _IS_WHITE:
@@ -321,29 +318,52 @@ def _token_cost(token: str) -> "tuple[tuple[float, ...], tuple[float, ...], int,
             return ((c,) if c else (), (), 0, 0)
         c = _white(token[:i], True)
         before = (c,) if c else ()
-        if _KIND.get(token[i], _PUNCT) != _PUNCT:
+        if _CLASS[ord(token[i])] != _PUNCT:
             return _word(token[i:], 1, before)
         return (before + (_punct_run(token[i:]),), (), 0, 0)
     if first == _DIGIT:
         return ((-(-len(token) // 3),), (), 0, 0)
     if first == _PUNCT:
-        if len(token) > 1 and _KIND.get(token[1], _PUNCT) not in (_PUNCT, _SPACE, _BREAK, _DIGIT):
+        if len(token) > 1 and _CLASS[ord(token[1])] not in (_PUNCT, _SPACE, _BREAK, _DIGIT):
             return _word(token[1:], 2, ())
         return ((_punct_run(token),), (), 0, 0)
     return _word(token, 0, ())
 
 
-class _Costs(dict):
-    def __missing__(self, token: str) -> "tuple[tuple[float, ...], tuple[float, ...], int, int]":
-        cost = self[token] = _token_cost(token)
-        return cost
+# A text's costs are summed by C code (sum over a dict's answers), not one float at a time: each
+# token's costs once, as a whole number of 2**-32 (its _UNITS), and the sum rounded from that when
+# it lies clearly off a half; the rare sum near one is added again as floats in the TypeScript
+# library's order (_weigh_in_order), so the answer is always that library's.
+_UNIT = 32
+_ONE = 1 << _UNIT
+_HALF = _ONE >> 1
+# A token adds at most four costs (white space, a word's two and its uncommon part).
+_COSTS_PER_TOKEN = 4
+_LETTER_BITS = 40
 
 
-_COSTS = _Costs()
+def _units(xs: "tuple[float, ...]") -> int:
+    return sum(round(x * _ONE) for x in xs)
+
+
+class _Units(dict):
+    """A token → its costs in units; beside it _DETAILS: its uncommon part and letter counts."""
+
+    def __missing__(self, token: str) -> int:
+        adds, uncommon, letters, umlauts = _token_cost(token)
+        u = _units(uncommon)
+        _DETAILS[token] = (u, letters | umlauts << _LETTER_BITS)
+        units = self[token] = _units(adds) + u
+        return units
+
+
+_UNITS = _Units()
+_DETAILS: "dict[str, tuple[int, int]]" = {}
 _ADDS = itemgetter(0)
 _UNCOMMON = itemgetter(1)
 _LETTER_COUNT = itemgetter(2)
 _UMLAUT_COUNT = itemgetter(3)
+_GERMAN_RATIO = _GERMAN_WORDS.as_integer_ratio()
 _UMLAUTS = re.compile("[ÄÖÜßäöü]")
 
 
@@ -351,17 +371,50 @@ def weigh(text: str) -> int:
     """Estimated cl100k tokens of ``text``; 0 only for the empty string. Pure and deterministic."""
     if not text:
         return 0
-    if len(_COSTS) > 500_000:
-        _COSTS.clear()
+    if len(_UNITS) > 500_000:
+        _UNITS.clear()
+        _DETAILS.clear()
+        _IS_COMMON.clear()
     tokens = _TOKENS.findall(text)
-    costs = list(map(_COSTS.__getitem__, tokens))
+    n = sum(map(_UNITS.__getitem__, tokens))
     last = tokens[-1]
-    if last[-1] in _IS_WHITE and last[0] in _IS_WHITE and all(ch in _IS_WHITE for ch in last):
+    if last[-1] in _IS_WHITE and not last.strip(_WHITE_CHARS):
+        n += _white_at_end(last) * _ONE - _UNITS[last]
+    num = den = 1
+    if not text.isascii() and _UMLAUTS.search(text) is not None:
+        details = list(map(_DETAILS.__getitem__, tokens))
+        counts = sum(map(_UNCOMMON, details))
+        if (counts >> _LETTER_BITS) * _GERMAN_DENSITY > counts & ((1 << _LETTER_BITS) - 1):
+            # The uncommon words weigh more: (total - uncommon) + uncommon * GERMAN_WORDS.
+            num, den = _GERMAN_RATIO
+            uncommon = sum(map(_ADDS, details))
+            n = (n - uncommon) * den + uncommon * num
+    rounded = _round_clearly(n, den << _UNIT, len(tokens), den)
+    return max(1, rounded) if rounded is not None else _weigh_in_order(tokens)
+
+
+def _round_clearly(n: int, d: int, tokens: int, den: int) -> "Optional[int]":
+    """Math.round of the float sum the TypeScript library makes, from ``n / d``: the same costs
+    each rounded to a unit and summed exactly. None when that lies so close to a half that the
+    units' rounding (half a unit a cost, twice over for the uncommon part) or the float sum's own
+    error (at most an addition's count times 2**-53 of the sum, taken as 2**-51) could tip it.
+    """
+    additions = _COSTS_PER_TOKEN * tokens + 8
+    slack = 2 * additions * den + (additions * (n + d) >> 51) + 1
+    if abs(2 * (n % d) - d) <= 2 * slack:
+        return None
+    return (n + d // 2) // d
+
+
+def _weigh_in_order(tokens: "list[str]") -> int:
+    """weigh by the TypeScript library's own float additions, in its order (the slow, sure way)."""
+    costs = list(map(_token_cost, tokens))
+    last = tokens[-1]
+    if last[-1] in _IS_WHITE and not last.strip(_WHITE_CHARS):
         costs[-1] = ((_white_at_end(last),), (), 0, 0)
     total = reduce(_add, chain.from_iterable(map(_ADDS, costs)), 0.0)
     uncommon = reduce(_add, chain.from_iterable(map(_UNCOMMON, costs)), 0.0)
-    # Letters are counted only where an umlaut could tell German text.
-    german = _UMLAUTS.search(text) is not None and sum(map(_UMLAUT_COUNT, costs)) * _GERMAN_DENSITY > sum(map(_LETTER_COUNT, costs))
+    german = sum(map(_UMLAUT_COUNT, costs)) * _GERMAN_DENSITY > sum(map(_LETTER_COUNT, costs))
     total += uncommon * _GERMAN_WORDS if german else uncommon
     return max(1, _js_round(total))
 
