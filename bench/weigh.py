@@ -1,6 +1,7 @@
 """The speed of custodian.fit.weigh over the fit corpus, in milliseconds. Run by bench/weigh-languages.ts.
 
-Prints four figures on one line, measured in this fresh process:
+Prints four figures on one line, the processor time (time.process_time: on a busy machine other
+processes inflate wall time) measured in this fresh process:
   import  the module's import (its tables and regular expressions are built once, here);
   first   the first pass over the corpus, right after the import;
   cold    one pass with every cache of token costs emptied first (text the process has not seen),
@@ -18,17 +19,17 @@ texts = [p.read_text(encoding="utf-8") for p in sorted(docs.iterdir())]
 runs = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 
 sys.path.insert(0, str(ROOT / "clients" / "python"))
-start = time.perf_counter()
+start = time.process_time()
 from custodian import fit  # noqa: E402
 
-imported = time.perf_counter() - start
+imported = time.process_time() - start
 
 
 def one_pass() -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     for t in texts:
         fit.weigh(t)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def forget() -> None:
