@@ -51,10 +51,10 @@ const go = (() => {
 const pycache = mkdtempSync(join(tmpdir(), 'weigh-pycache-'));
 const pyEnv = { ...process.env, PYTHONPYCACHEPREFIX: pycache, PYTHONDONTWRITEBYTECODE: '' };
 execFileSync(python(), ['-c', 'import sys; sys.path.insert(0, sys.argv[1]); import custodian.fit', `${ROOT}clients/python`], { env: pyEnv });
-const [pyImport, pyFirst, pyCold, pyWarm] = execFileSync(python(), [`${ROOT}bench/weigh.py`, '20'], { encoding: 'utf8', env: pyEnv })
+const [pyImport, pyFirst, pyCold, pyNew, pyWarm] = execFileSync(python(), [`${ROOT}bench/weigh.py`, '20'], { encoding: 'utf8', env: pyEnv })
   .trim()
   .split(' ')
-  .map(Number) as [number, number, number, number];
+  .map(Number) as [number, number, number, number, number];
 rmSync(pycache, { recursive: true, force: true });
 
 const rows: Array<[string, number]> = [
@@ -65,6 +65,7 @@ const rows: Array<[string, number]> = [
   ['Python import of custodian.fit', pyImport],
   ['Python weigh (first pass)', pyFirst],
   ['Python weigh (cold: unseen text)', pyCold],
+  ['Python weigh (new documents)', pyNew],
   ['Python weigh (warm: seen text)', pyWarm],
 ];
 console.log(`weigh over ${texts.length} documents, ${(bytes / 1024).toFixed(0)} KiB (processor time of the best pass, ms; × = against the TypeScript weigh)`);

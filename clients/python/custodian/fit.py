@@ -20,7 +20,7 @@ import re
 import struct
 from functools import reduce
 from itertools import chain, repeat
-from operator import add as _add, itemgetter
+from operator import add as _add, itemgetter, mul as _mul
 from typing import Any, Optional
 
 __all__ = [
@@ -175,10 +175,14 @@ _PER_RUN_F = [float(x) for x in _PER_RUN]
 
 
 def _hash(word: str) -> int:
-    h = 0
-    for ch in word:
-        h = (h * 31 + (ord(ch) | 0x20)) & 0xFFFFFFFF
-    return h
+    """The TypeScript library's hash of an ASCII word: h = h * 31 + (c | 0x20), in 32 bits, which
+    is the sum of each letter times 31 to the power of the letters after it (here by C code)."""
+    powers = _POWERS[len(word)] if len(word) < len(_POWERS) else [pow(31, k, 1 << 32) for k in range(len(word) - 1, -1, -1)]
+    return sum(map(_mul, word.encode("ascii").translate(_LOWER_BIT), powers)) & 0xFFFFFFFF
+
+
+_POWERS = [[pow(31, k, 1 << 32) for k in range(n - 1, -1, -1)] for n in range(65)]
+_LOWER_BIT = bytes(b | 0x20 for b in range(256))
 
 
 def _ascii_run(prefix: int, letters: int) -> float:
@@ -350,34 +354,69 @@ _ONE = 1 << _UNIT
 _HALF = _ONE >> 1
 # A token adds at most four costs (white space, a word's two and its uncommon part).
 _COSTS_PER_TOKEN = 4
-_LETTER_BITS = 40
 
 
 class _Units(dict):
-    """A token → its costs in units; beside it _DETAILS: its uncommon part and letter counts."""
+    """A token → its costs in units; beside it _UNCOMMON_UNITS: the part of them that is uncommon words."""
 
     def __missing__(self, token: str) -> int:
+        if token.isascii():
+            # The most common tokens by a shorter way: digits, and an ASCII word bare or after one
+            # space or one mark (what _token_cost reckons for them, in units).
+            if token.isdigit():
+                units = self[token] = -(-len(token) // 3) << _UNIT
+                return units
+            if token.isalpha():
+                return self._word(token, token, 0)
+            word = token[1:]
+            if word.isalpha():
+                if token[0] == " ":
+                    return self._word(token, word, 1)
+                if _CLASS[ord(token[0])] == _PUNCT:
+                    return self._word(token, word, 2)
+            word = token.lstrip(_WHITE_CHARS)
+            if word and len(word) < len(token) and word.isalpha():
+                units = self[token] = self._word(token, word, 1) + _white(token[: len(token) - len(word)], True) * _ONE
+                return units
         adds, uncommon, letters, umlauts = _token_cost(token)
         units = 0
         for x in adds:
             units += round(x * _ONE)
-        if uncommon or letters:
-            u = round(uncommon[0] * _ONE) if uncommon else 0
+        if uncommon:
+            u = _UNCOMMON_UNITS[token] = round(uncommon[0] * _ONE)
             units += u
-            _DETAILS[token] = (u, letters | umlauts << _LETTER_BITS)
         self[token] = units
         return units
 
 
+    def _word(self, token: str, word: str, slot: int) -> int:
+        n = len(word)
+        if _CAMEL.search(word):
+            t, u = round(_letter_run(word, slot)[0] * _ONE), 0
+        elif n >= _COMMON_MIN and word[1:].islower() and _common(word.lower()):
+            t, u = _COMMON_UNITS[slot], 0
+        elif n < _COMMON_MIN:
+            t, u = _ASCII_UNITS[slot][n], 0
+        else:
+            t, u = 0, round(_ascii_run(slot, n) * _ONE)
+        if u:
+            _UNCOMMON_UNITS[token] = u
+        units = self[token] = t + u
+        return units
+
+
+_COMMON_UNITS = [round(c * _ONE) for c in _COMMON_COST]
+_ASCII_UNITS = [[round(c * _ONE) for c in costs] for costs in _ASCII_COST]
 _UNITS = _Units()
-_DETAILS: "dict[str, tuple[int, int]]" = {}
-_NO_DETAILS = (0, 0)
+_UNCOMMON_UNITS: "dict[str, int]" = {}
+_NOT_ASCII_LETTERS = bytes(b for b in range(128) if not chr(b).isalpha())
 _ADDS = itemgetter(0)
 _UNCOMMON = itemgetter(1)
 _LETTER_COUNT = itemgetter(2)
 _UMLAUT_COUNT = itemgetter(3)
 _GERMAN_RATIO = _GERMAN_WORDS.as_integer_ratio()
-_UMLAUTS = re.compile("[ÄÖÜßäöü]")
+_UMLAUT_LETTERS = "ÄÖÜßäöü"
+_UMLAUTS = re.compile(f"[{_UMLAUT_LETTERS}]")
 
 
 def weigh(text: str) -> int:
@@ -386,7 +425,7 @@ def weigh(text: str) -> int:
         return 0
     if len(_UNITS) > 500_000:
         _UNITS.clear()
-        _DETAILS.clear()
+        _UNCOMMON_UNITS.clear()
         _IS_COMMON.clear()
     tokens = _TOKENS.findall(text)
     n = sum(map(_UNITS.__getitem__, tokens))
@@ -395,12 +434,13 @@ def weigh(text: str) -> int:
         n += _white_at_end(last) * _ONE - _UNITS[last]
     num = den = 1
     if not text.isascii() and _UMLAUTS.search(text) is not None:
-        details = list(map(_DETAILS.get, tokens, repeat(_NO_DETAILS)))
-        counts = sum(map(_UNCOMMON, details))
-        if (counts >> _LETTER_BITS) * _GERMAN_DENSITY > counts & ((1 << _LETTER_BITS) - 1):
+        # Every umlaut and every ASCII letter is in some letter run: counted in the text itself.
+        umlauts = sum(map(text.count, _UMLAUT_LETTERS))
+        letters = len(text.encode("ascii", "ignore").translate(None, _NOT_ASCII_LETTERS))
+        if umlauts * _GERMAN_DENSITY > letters:
             # The uncommon words weigh more: (total - uncommon) + uncommon * GERMAN_WORDS.
             num, den = _GERMAN_RATIO
-            uncommon = sum(map(_ADDS, details))
+            uncommon = sum(map(_UNCOMMON_UNITS.get, tokens, repeat(0)))
             n = (n - uncommon) * den + uncommon * num
     rounded = _round_clearly(n, den << _UNIT, len(tokens), den)
     return max(1, rounded) if rounded is not None else _weigh_in_order(tokens)
@@ -2048,7 +2088,7 @@ def _hashes(words: "list[str]") -> "set[int]":
     lane each (right-aligned, so a shorter word's leading zeros add nothing), and Horner's rule
     run once per letter position over all the lanes, each kept to 32 bits."""
     longest = max(map(len, words))
-    letters = "".join(w.rjust(longest, "\0") for w in words).encode("ascii").translate(bytes([0] + [b | 0x20 for b in range(1, 256)]))
+    letters = "".join(w.rjust(longest, "\0") for w in words).encode("ascii").translate(b"\0" + _LOWER_BIT[1:])
     lanes = bytearray(8 * len(words))
     low_halves = int.from_bytes(b"\xff\xff\xff\xff\0\0\0\0" * len(words), "little")
     h = 0
