@@ -60,8 +60,8 @@ VIEWS = ("stub", "summary", "section", "full")
 
 # ---------------------------------------------------------------------------------------------
 # weigh: one pass over the text's pieces (the cuts cl100k's pre-tokenizer makes), each charged a
-# cost fitted on a corpus. The float additions happen in the same order as the TypeScript
-# library's, so the rounded totals are the same.
+# cost fitted on a corpus. The costs are those of the TypeScript library, and so is the rounded
+# total: summed exactly where that decides it, else by its own float additions in its order.
 
 _PUNCT, _ASCII, _DIGIT, _SPACE, _BREAK, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT = range(14)
 _PER_LETTER = [0, 0, 0, 0, 0, 0.45, 0.41, 0.72, 1.09, 0.96, 0.86, 0.9, 1.2, 0.45]
