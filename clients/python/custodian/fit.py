@@ -391,22 +391,22 @@ class _Units(dict):
 
     def _word(self, token: str, word: str, slot: int) -> int:
         n = len(word)
-        if _CAMEL.search(word):
-            t, u = round(_letter_run(word, slot)[0] * _ONE), 0
-        elif n >= _COMMON_MIN and word[1:].islower() and _common(word.lower()):
-            t, u = _COMMON_UNITS[slot], 0
+        # Only the first letter may be upper case: no camelCase hump, and maybe a common word.
+        plain = word[1:].islower()
+        if not plain and n > 1 and _CAMEL.search(word):
+            units = self[token] = round(_letter_run(word, slot)[0] * _ONE)
         elif n < _COMMON_MIN:
-            t, u = _ASCII_UNITS[slot][n], 0
+            units = self[token] = _ASCII_UNITS[slot][n]
+        elif plain and _common(word.lower()):
+            units = self[token] = _COMMON_UNITS[slot]
         else:
-            t, u = 0, round(_ascii_run(slot, n) * _ONE)
-        if u:
-            _UNCOMMON_UNITS[token] = u
-        units = self[token] = t + u
+            units = self[token] = _UNCOMMON_UNITS[token] = _ASCII_UNITS[slot][n] if n < _TABLED else round(_ascii_run(slot, n) * _ONE)
         return units
 
 
+_TABLED = 64
 _COMMON_UNITS = [round(c * _ONE) for c in _COMMON_COST]
-_ASCII_UNITS = [[round(c * _ONE) for c in costs] for costs in _ASCII_COST]
+_ASCII_UNITS = [[round(_ascii_run(slot, n) * _ONE) for n in range(_TABLED)] for slot in range(3)]
 _UNITS = _Units()
 _UNCOMMON_UNITS: "dict[str, int]" = {}
 _NOT_ASCII_LETTERS = bytes(b for b in range(128) if not chr(b).isalpha())
