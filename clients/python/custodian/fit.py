@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from functools import reduce
-from itertools import chain
-from operator import add as _add, itemgetter
+from itertools import chain, repeat
+from operator import add as _add, itemgetter, mul as _mul
 from typing import Any, Optional
 
 __all__ = [
@@ -59,8 +60,8 @@ VIEWS = ("stub", "summary", "section", "full")
 
 # ---------------------------------------------------------------------------------------------
 # weigh: one pass over the text's pieces (the cuts cl100k's pre-tokenizer makes), each charged a
-# cost fitted on a corpus. The float additions happen in the same order as the TypeScript
-# library's, so the rounded totals are the same.
+# cost fitted on a corpus. The costs are those of the TypeScript library, and so is the rounded
+# total: summed exactly where that decides it, else by its own float additions in its order.
 
 _PUNCT, _ASCII, _DIGIT, _SPACE, _BREAK, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT = range(14)
 _PER_LETTER = [0, 0, 0, 0, 0, 0.45, 0.41, 0.72, 1.09, 0.96, 0.86, 0.9, 1.2, 0.45]
@@ -84,7 +85,9 @@ _WS_CHARS = 4
 
 
 def _classes() -> bytearray:
-    cls = bytearray(65536)
+    # Every code point, so ord() indexes it; above the BMP all is punctuation (surrogate pairs in
+    # JavaScript, whose halves are marks).
+    cls = bytearray(0x110000)
 
     def mark(lo: int, hi: int, kind: int) -> None:
         cls[lo : hi + 1] = bytes([kind]) * (hi - lo + 1)
@@ -141,39 +144,45 @@ def _classes() -> bytearray:
 _CLASS = _classes()
 
 
+def _runs(kinds: "set[int]") -> "list[tuple[int, int]]":
+    """The runs of code points (first, last) whose class is in ``kinds``, found by C code."""
+    flags = _CLASS[:65536].translate(bytes(1 if k in kinds else 0 for k in range(256)))
+    runs = []
+    end = 0
+    while (start := flags.find(1, end)) >= 0:
+        end = flags.find(0, start)
+        if end < 0:
+            end = len(flags)
+        runs.append((start, end - 1))
+    return runs
+
+
 def _char_class(kinds: "set[int]") -> str:
     """A regular-expression character class of the code points whose class is in ``kinds``."""
-    out = []
-    c = 0
-    while c < 65536:
-        if _CLASS[c] in kinds:
-            start = c
-            while c + 1 < 65536 and _CLASS[c + 1] in kinds:
-                c += 1
-            out.append(re.escape(chr(start)) if start == c else f"{re.escape(chr(start))}-{re.escape(chr(c))}")
-        c += 1
-    return "".join(out)
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _runs(kinds))
 
 
-_LETTERS = _char_class({_ASCII, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT})
+_LETTER_KINDS = frozenset({_ASCII, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT})
+_LETTERS = _char_class(_LETTER_KINDS)
 _DIGITS = _char_class({_DIGIT})
 _WHITE = _char_class({_SPACE, _BREAK})
 # Every code point falls in exactly one alternative, so the pieces partition the text. A
 # punctuation run takes the line breaks after it, as in the TypeScript library.
 _HUMPS = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CAMEL = re.compile(r"[a-z][A-Z]")
-_KIND = {chr(c): _CLASS[c] for c in range(65536) if _CLASS[c] != _PUNCT}
-_LETTER_KINDS = frozenset({_ASCII, _LATIN, _CYRILLIC, _ARABIC, _HAN, _KANA, _HANGUL, _GREEK, _OTHER, _UMLAUT})
-_EXTRA = {ch: float(_PER_LETTER[k]) for ch, k in _KIND.items() if k in _LETTER_KINDS}
-_LIFT = {ch: float(_PER_RUN[k]) for ch, k in _KIND.items() if k in _LETTER_KINDS}
-_UMLAUT_CHARS = "ÄÖÜßäöü"
+_PER_LETTER_F = [float(x) for x in _PER_LETTER]
+_PER_RUN_F = [float(x) for x in _PER_RUN]
 
 
 def _hash(word: str) -> int:
-    h = 0
-    for ch in word:
-        h = (h * 31 + (ord(ch) | 0x20)) & 0xFFFFFFFF
-    return h
+    """The TypeScript library's hash of an ASCII word: h = h * 31 + (c | 0x20), in 32 bits, which
+    is the sum of each letter times 31 to the power of the letters after it (here by C code)."""
+    powers = _POWERS[len(word)] if len(word) < len(_POWERS) else [pow(31, k, 1 << 32) for k in range(len(word) - 1, -1, -1)]
+    return sum(map(_mul, word.encode("ascii").translate(_LOWER_BIT), powers)) & 0xFFFFFFFF
+
+
+_POWERS = [[pow(31, k, 1 << 32) for k in range(n - 1, -1, -1)] for n in range(65)]
+_LOWER_BIT = bytes(b | 0x20 for b in range(256))
 
 
 def _ascii_run(prefix: int, letters: int) -> float:
@@ -214,12 +223,11 @@ def _letter_run(run: str, slot: int) -> "tuple[float, float, float, int, int]":
             return (_COMMON_COST[slot], 0.0, 0.0, ascii_n, 0)
         cost = _ascii_run(slot, ascii_n)
         return (0.0, 0.0, cost, ascii_n, 0) if ascii_n >= _COMMON_MIN else (cost, 0.0, 0.0, ascii_n, 0)
-    ascii_n = len(run.encode("ascii", "ignore"))
-    extra = reduce(_add, map(_EXTRA.__getitem__, run), 0.0)
-    lift = max(map(_LIFT.__getitem__, run))
-    umlauts = 0
-    for ch in _UMLAUT_CHARS:
-        umlauts += run.count(ch)
+    kinds = bytes(map(_CLASS.__getitem__, map(ord, run)))
+    ascii_n = kinds.count(_ASCII)
+    extra = reduce(_add, map(_PER_LETTER_F.__getitem__, kinds), 0.0)
+    lift = max(map(_PER_RUN_F.__getitem__, kinds))
+    umlauts = kinds.count(_UMLAUT)
     cost = _ascii_run(0, ascii_n)
     if ascii_n >= _COMMON_MIN:
         return (0.0, lift + extra, cost, ascii_n, umlauts)
@@ -265,12 +273,14 @@ def _punct_run(run: str) -> float:
 
 _SP = _char_class({_SPACE})
 # The text is cut into tokens whose cost depends on nothing around them, so each token's
-# additions are looked up once and summed in order by C code (reduce). A token is a piece of the
+# additions are reckoned once and summed by C code (see _Units). A token is a piece of the
 # TypeScript library's scan with what opens it: white space and the word its last space opens,
 # white space and the punctuation its last plain space opens, a mark and the word it opens, or a
 # piece alone.
-_P = f"[^{_LETTERS}{_DIGITS}{_WHITE}]"
-_PBMP = f"[^{_LETTERS}{_DIGITS}{_WHITE}\U00010000-\U0010ffff]"
+# Punctuation by its own ranges rather than as "not a letter, digit or space": the regular
+# expression compiler walks a class code point by code point, and this one is half the size.
+_PBMP = f"[{_char_class({_PUNCT})}]"
+_P = f"{_PBMP[:-1]}\U00010000-\U0010ffff]"
 _TOKENS = re.compile(
     f"[{_WHITE}]*[{_SP}][{_LETTERS}]+"
     f"|[{_WHITE}]* {_P}+[\\n\\r]*"
@@ -280,7 +290,8 @@ _TOKENS = re.compile(
     f"|[{_LETTERS}]+"
     f"|{_P}+[\\n\\r]*"
 )
-_IS_WHITE = frozenset(ch for ch, k in _KIND.items() if k == _SPACE or k == _BREAK)
+_WHITE_CHARS = "".join(chr(c) for a, b in _runs({_SPACE, _BREAK}) for c in range(a, b + 1))
+_IS_WHITE = frozenset(_WHITE_CHARS)
 
 
 def _white(run: str, opens: bool) -> int:
@@ -306,62 +317,157 @@ def _white_at_end(run: str) -> int:
 
 def _word(run: str, slot: int, before: "tuple[float, ...]") -> "tuple[tuple[float, ...], tuple[float, ...], int, int]":
     t1, t2, unc, ascii_n, umlauts = _letter_run(run, slot)
-    adds = before + tuple(a for a in (t1, t2) if a)
-    return (adds, (unc,) if unc else (), ascii_n, umlauts)
+    if t1:
+        before += (t1, t2) if t2 else (t1,)
+    elif t2:
+        before += (t2,)
+    return (before, (unc,) if unc else (), ascii_n, umlauts)
 
 
 def _token_cost(token: str) -> "tuple[tuple[float, ...], tuple[float, ...], int, int]":
-    first = _KIND.get(token[0], _PUNCT)
+    first = _CLASS[ord(token[0])]
     if first == _SPACE or first == _BREAK:
-        i = 0
-        while i < len(token) and token[i] in _IS_WHITE:
-            i += 1
+        i = len(token) - len(token.lstrip(_WHITE_CHARS))
         if i == len(token):
             c = _white(token, False)
             return ((c,) if c else (), (), 0, 0)
         c = _white(token[:i], True)
         before = (c,) if c else ()
-        if _KIND.get(token[i], _PUNCT) != _PUNCT:
+        if _CLASS[ord(token[i])] != _PUNCT:
             return _word(token[i:], 1, before)
         return (before + (_punct_run(token[i:]),), (), 0, 0)
     if first == _DIGIT:
         return ((-(-len(token) // 3),), (), 0, 0)
     if first == _PUNCT:
-        if len(token) > 1 and _KIND.get(token[1], _PUNCT) not in (_PUNCT, _SPACE, _BREAK, _DIGIT):
+        if len(token) > 1 and _CLASS[ord(token[1])] not in (_PUNCT, _SPACE, _BREAK, _DIGIT):
             return _word(token[1:], 2, ())
         return ((_punct_run(token),), (), 0, 0)
     return _word(token, 0, ())
 
 
-class _Costs(dict):
-    def __missing__(self, token: str) -> "tuple[tuple[float, ...], tuple[float, ...], int, int]":
-        cost = self[token] = _token_cost(token)
-        return cost
+# A text's costs are summed by C code (sum over a dict's answers), not one float at a time: each
+# token's costs once, as a whole number of 2**-32 (its _UNITS), and the sum rounded from that when
+# it lies clearly off a half; the rare sum near one is added again as floats in the TypeScript
+# library's order (_weigh_in_order), so the answer is always that library's.
+_UNIT = 32
+_ONE = 1 << _UNIT
+_HALF = _ONE >> 1
+# A token adds at most four costs (white space, a word's two and its uncommon part).
+_COSTS_PER_TOKEN = 4
 
 
-_COSTS = _Costs()
+class _Units(dict):
+    """A token → its costs in units; beside it _UNCOMMON_UNITS: the part of them that is uncommon words."""
+
+    def __missing__(self, token: str) -> int:
+        if token.isascii():
+            # The most common tokens by a shorter way: digits, and an ASCII word bare or after one
+            # space or one mark (what _token_cost reckons for them, in units).
+            if token.isdigit():
+                units = self[token] = -(-len(token) // 3) << _UNIT
+                return units
+            if token.isalpha():
+                return self._word(token, token, 0)
+            word = token[1:]
+            if word.isalpha():
+                if token[0] == " ":
+                    return self._word(token, word, 1)
+                if _CLASS[ord(token[0])] == _PUNCT:
+                    return self._word(token, word, 2)
+            word = token.lstrip(_WHITE_CHARS)
+            if word and len(word) < len(token) and word.isalpha():
+                units = self[token] = self._word(token, word, 1) + _white(token[: len(token) - len(word)], True) * _ONE
+                return units
+        adds, uncommon, letters, umlauts = _token_cost(token)
+        units = 0
+        for x in adds:
+            units += round(x * _ONE)
+        if uncommon:
+            u = _UNCOMMON_UNITS[token] = round(uncommon[0] * _ONE)
+            units += u
+        self[token] = units
+        return units
+
+
+    def _word(self, token: str, word: str, slot: int) -> int:
+        n = len(word)
+        # Only the first letter may be upper case: no camelCase hump, and maybe a common word.
+        plain = word[1:].islower()
+        if not plain and n > 1 and _CAMEL.search(word):
+            units = self[token] = round(_letter_run(word, slot)[0] * _ONE)
+        elif n < _COMMON_MIN:
+            units = self[token] = _ASCII_UNITS[slot][n]
+        elif plain and _common(word.lower()):
+            units = self[token] = _COMMON_UNITS[slot]
+        else:
+            units = self[token] = _UNCOMMON_UNITS[token] = _ASCII_UNITS[slot][n] if n < _TABLED else round(_ascii_run(slot, n) * _ONE)
+        return units
+
+
+_TABLED = 64
+_COMMON_UNITS = [round(c * _ONE) for c in _COMMON_COST]
+_ASCII_UNITS = [[round(_ascii_run(slot, n) * _ONE) for n in range(_TABLED)] for slot in range(3)]
+_UNITS = _Units()
+_UNCOMMON_UNITS: "dict[str, int]" = {}
+_NOT_ASCII_LETTERS = bytes(b for b in range(128) if not chr(b).isalpha())
 _ADDS = itemgetter(0)
 _UNCOMMON = itemgetter(1)
 _LETTER_COUNT = itemgetter(2)
 _UMLAUT_COUNT = itemgetter(3)
-_UMLAUTS = re.compile("[ÄÖÜßäöü]")
+_GERMAN_RATIO = _GERMAN_WORDS.as_integer_ratio()
+_UMLAUT_LETTERS = "ÄÖÜßäöü"
+_UMLAUTS = re.compile(f"[{_UMLAUT_LETTERS}]")
 
 
 def weigh(text: str) -> int:
     """Estimated cl100k tokens of ``text``; 0 only for the empty string. Pure and deterministic."""
     if not text:
         return 0
-    if len(_COSTS) > 500_000:
-        _COSTS.clear()
+    if len(_UNITS) > 500_000:
+        _UNITS.clear()
+        _UNCOMMON_UNITS.clear()
+        _IS_COMMON.clear()
     tokens = _TOKENS.findall(text)
-    costs = list(map(_COSTS.__getitem__, tokens))
+    n = sum(map(_UNITS.__getitem__, tokens))
     last = tokens[-1]
-    if last[-1] in _IS_WHITE and last[0] in _IS_WHITE and all(ch in _IS_WHITE for ch in last):
+    if last[-1] in _IS_WHITE and not last.strip(_WHITE_CHARS):
+        n += _white_at_end(last) * _ONE - _UNITS[last]
+    num = den = 1
+    if not text.isascii() and _UMLAUTS.search(text) is not None:
+        # Every umlaut and every ASCII letter is in some letter run: counted in the text itself.
+        umlauts = sum(map(text.count, _UMLAUT_LETTERS))
+        letters = len(text.encode("ascii", "ignore").translate(None, _NOT_ASCII_LETTERS))
+        if umlauts * _GERMAN_DENSITY > letters:
+            # The uncommon words weigh more: (total - uncommon) + uncommon * GERMAN_WORDS.
+            num, den = _GERMAN_RATIO
+            uncommon = sum(map(_UNCOMMON_UNITS.get, tokens, repeat(0)))
+            n = (n - uncommon) * den + uncommon * num
+    rounded = _round_clearly(n, den << _UNIT, len(tokens), den)
+    return max(1, rounded) if rounded is not None else _weigh_in_order(tokens)
+
+
+def _round_clearly(n: int, d: int, tokens: int, den: int) -> "Optional[int]":
+    """Math.round of the float sum the TypeScript library makes, from ``n / d``: the same costs
+    each rounded to a unit and summed exactly. None when that lies so close to a half that the
+    units' rounding (half a unit a cost, twice over for the uncommon part) or the float sum's own
+    error (at most an addition's count times 2**-53 of the sum, taken as 2**-51) could tip it.
+    """
+    additions = _COSTS_PER_TOKEN * tokens + 8
+    slack = 2 * additions * den + (additions * (n + d) >> 51) + 1
+    if abs(2 * (n % d) - d) <= 2 * slack:
+        return None
+    return (n + d // 2) // d
+
+
+def _weigh_in_order(tokens: "list[str]") -> int:
+    """weigh by the TypeScript library's own float additions, in its order (the slow, sure way)."""
+    costs = list(map(_token_cost, tokens))
+    last = tokens[-1]
+    if last[-1] in _IS_WHITE and not last.strip(_WHITE_CHARS):
         costs[-1] = ((_white_at_end(last),), (), 0, 0)
     total = reduce(_add, chain.from_iterable(map(_ADDS, costs)), 0.0)
     uncommon = reduce(_add, chain.from_iterable(map(_UNCOMMON, costs)), 0.0)
-    # Letters are counted only where an umlaut could tell German text.
-    german = _UMLAUTS.search(text) is not None and sum(map(_UMLAUT_COUNT, costs)) * _GERMAN_DENSITY > sum(map(_LETTER_COUNT, costs))
+    german = sum(map(_UMLAUT_COUNT, costs)) * _GERMAN_DENSITY > sum(map(_LETTER_COUNT, costs))
     total += uncommon * _GERMAN_WORDS if german else uncommon
     return max(1, _js_round(total))
 
@@ -1975,4 +2081,21 @@ COMMON_WORDS = (
     "writing written wrong wrote wurde xmlns xrange yahoo yards years yellow yemen yesterday yield "
     "yields young younger youngest yours yourself youth youtube zealand zeros zhang zombie zones "
 ).split()
-_COMMON.update(_hash(w) for w in COMMON_WORDS)
+
+
+def _hashes(words: "list[str]") -> "set[int]":
+    """_hash of every word at once, by C code: the words side by side in one integer, a 64-bit
+    lane each (right-aligned, so a shorter word's leading zeros add nothing), and Horner's rule
+    run once per letter position over all the lanes, each kept to 32 bits."""
+    longest = max(map(len, words))
+    letters = "".join(w.rjust(longest, "\0") for w in words).encode("ascii").translate(b"\0" + _LOWER_BIT[1:])
+    lanes = bytearray(8 * len(words))
+    low_halves = int.from_bytes(b"\xff\xff\xff\xff\0\0\0\0" * len(words), "little")
+    h = 0
+    for i in range(longest):
+        lanes[0::8] = letters[i::longest]
+        h = (h * 31 + int.from_bytes(lanes, "little")) & low_halves
+    return set(struct.unpack(f"<{len(words)}Q", h.to_bytes(8 * len(words), "little")))
+
+
+_COMMON.update(_hashes(COMMON_WORDS))

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ describe('the client suites', () => {
   );
 
   it.skipIf(noPython !== null)(
-    'the package installed into a fresh virtual environment, with nothing else, runs the documented example',
+    "the package installed into a fresh virtual environment, with nothing else, runs the seed's example as written",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'custodian-venv-'));
       temp.push(dir);
@@ -62,31 +62,71 @@ describe('the client suites', () => {
         .map((l) => l.split('==')[0]!.toLowerCase())
         .filter((n) => !['pip', 'setuptools', 'wheel', 'custodian-client', 'custodian_client'].includes(n));
       expect(others).toEqual([]);
-      // The example from a plugin author's point of view, run outside the source tree.
+      // The seed's example as it is written (a plugin's src/acme_docs/server.py), run outside the
+      // source tree. It takes `server`, `READ` and `read_page` from the rest of its plugin, and its
+      // result types from the mcp package, which this environment must not have: the lines
+      // before it give those (the result types as plain records of what they were given).
+      const shim = join(dir, 'plugin-rest');
+      mkdirSync(join(shim, 'mcp'), { recursive: true });
+      writeFileSync(join(shim, 'mcp', '__init__.py'), '');
+      writeFileSync(
+        join(shim, 'mcp', 'types.py'),
+        [
+          'class TextContent(dict):',
+          '    def __init__(self, **fields): super().__init__(fields)',
+          '',
+          'class CallToolResult(dict):',
+          '    def __init__(self, **fields): super().__init__(fields)',
+          '',
+        ].join('\n'),
+      );
       const example = join(dir, 'example.py');
       writeFileSync(
         example,
         [
-          'import json',
-          'from oz0 import fit',
-          'from custodian.fit import weigh',
+          'READ = {"readOnlyHint": True}',
+          'class Server:',
+          '    def tool(self, annotations=None):',
+          '        return lambda f: f',
+          'server = Server()',
+          'PAGE = "# Guide\\n\\nRead this first.\\n\\n## Install\\n\\n" + "Run the step. " * 400',
+          'def read_page(path):',
+          '    return PAGE',
           '',
-          'def get_page(path, text, view=None, budget=None, query=None):',
+          // The seed's example, verbatim.
+          'import json',
+          'from typing import Literal',
+          '',
+          'from mcp.types import CallToolResult, TextContent',
+          'from oz0 import fit',
+          '',
+          'View = Literal["stub", "summary", "section", "full"]',
+          '',
+          '',
+          '@server.tool(annotations=READ)',
+          'def get_page(path: str, view: View | None = None, budget: int | None = None, query: str | None = None):',
+          '    text = read_page(path)',
           '    if not fit.wanted(view, budget, query):',
           '        return {"content": text}',
           '    f = fit.fit_document(text, view=view or "", budget=budget or 0, query=query or "", head=path, name=path)',
           '    answer = {"content": f.text, "fit": f.meta()}',
-          '    return {"structured_content": answer, "_meta": {fit.META_KEY: f.meta()}}',
+          '    return CallToolResult(',
+          '        content=[TextContent(type="text", text=json.dumps(answer))],',
+          '        structured_content=answer,',
+          '        _meta={fit.META_KEY: f.meta()},',
+          '    )',
           '',
-          'page = "# Guide\\n\\nRead this first.\\n\\n## Install\\n\\n" + "Run the step. " * 400',
-          'print(json.dumps({"unfitted": get_page("guide.md", page), "fitted": get_page("guide.md", page, budget=200), "section": get_page("guide.md", page, query="Install", budget=5000), "weigh": weigh(page), "file": fit.__file__}))',
+          // What it answered.
+          'from custodian.fit import weigh',
+          'print(json.dumps({"unfitted": get_page("guide.md"), "fitted": get_page("guide.md", budget=200), "section": get_page("guide.md", query="Install", budget=5000), "weigh": weigh(PAGE), "file": fit.__file__}))',
         ].join('\n'),
       );
-      const ran = await run(join(venv, 'bin', 'python'), [example], dir);
+      const ran = await run(join(venv, 'bin', 'python'), [example], dir, { PYTHONPATH: shim });
       expect(ran.status, ran.output).toBe(0);
       const out = JSON.parse(ran.output) as Record<string, any>;
       expect(out.file).toContain(venv);
-      expect(out.unfitted.content).toContain('## Install');
+      expect(out.unfitted).toEqual({ content: expect.stringContaining('## Install') });
+      expect(JSON.parse(out.fitted.content[0].text)).toEqual(out.fitted.structured_content);
       expect(out.fitted.structured_content.fit).toMatchObject({ view: 'summary', budget: 200, size: out.weigh + 3 });
       expect(out.fitted._meta['oz0/fit']).toEqual(out.fitted.structured_content.fit);
       expect(out.section.structured_content.fit.view).toBe('section');
