@@ -192,17 +192,27 @@ export const runBatch = async (
 /**
  * The transaction's statements sent one after another in call order, however they are
  * called: a projection may leave a span's writes in flight (`LogSpan.more`) and a pg client
- * takes one query at a time. `close` stops sending (what is still queued is refused, never
- * sent) and waits for the statement running: nothing may reach the connection after the
- * transaction ends, where it would run outside it.
+ * takes one query at a time. After a statement fails nothing more is sent, and every later
+ * statement fails with that first failure: the transaction is aborted, and whichever
+ * statement the rebuild happens to await first (which depends on the machine's load) must
+ * report the cause, not PostgreSQL's "current transaction is aborted". `close` stops sending
+ * (what is still queued is refused, never sent) and waits for the statement running: nothing
+ * may reach the connection after the transaction ends, where it would run outside it.
  */
 const inOrder = (sql: Sql) => {
   let tail: Promise<unknown> = Promise.resolve();
   let open = true;
+  let failed: { readonly error: unknown } | null = null;
   const query = ((text: string, params?: readonly unknown[]) => {
-    const run = tail.then(() => {
+    const run = tail.then(async () => {
+      if (failed) throw failed.error;
       if (!open) throw new Error('the rebuild is over: statement not sent');
-      return sql.query(text, params);
+      try {
+        return await sql.query(text, params);
+      } catch (error) {
+        failed = { error };
+        throw error;
+      }
     });
     tail = run.catch(() => undefined);
     return run;

@@ -139,4 +139,35 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
     await rebuildProjection(store, models, audit, undefined, 7);
     expect(await dumpReadModels(models, projections)).toEqual(rows);
   });
+
+  it('given in-flight writes that fail before the next page starts (a loaded machine), then the rebuild fails with the first failure, not the aborted transaction', async () => {
+    const rows = await dumpReadModels(models, projections);
+    const audit = projections.find((p) => p.name === 'audit')!;
+    // Each page waits until the writes it left in flight have finished, as a busy machine
+    // may let them: the page after a failed write then starts with its failure already known.
+    const slow: Projection = {
+      ...audit,
+      async applyBatch(sql, items, span) {
+        const sent: Promise<unknown>[] = [];
+        const watched = { query: ((text: string, params?: readonly unknown[]) => track(sent, sql.query(text, params))) as typeof sql.query };
+        await audit.applyBatch!(watched, items, span);
+        await Promise.allSettled(sent);
+      },
+    };
+    await pool.query(`CREATE FUNCTION test_audit_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF (SELECT count(*) FROM rm_audit) > 40 THEN RAISE EXCEPTION 'audit write refused'; END IF; RETURN NULL; END $$`);
+    await pool.query('CREATE TRIGGER test_audit_boom AFTER INSERT ON rm_audit FOR EACH STATEMENT EXECUTE FUNCTION test_audit_boom()');
+    try {
+      await expect(rebuildProjection(store, models, slow, undefined, 7)).rejects.toThrow('audit write refused');
+    } finally {
+      await pool.query('DROP TRIGGER test_audit_boom ON rm_audit');
+      await pool.query('DROP FUNCTION test_audit_boom()');
+    }
+    expect(await dumpReadModels(models, projections)).toEqual(rows);
+  });
 });
+
+const track = <T>(sent: Promise<unknown>[], p: Promise<T>): Promise<T> => {
+  sent.push(p.catch(() => undefined));
+  return p;
+};
