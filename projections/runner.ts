@@ -1,16 +1,23 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
+import type { Migration } from '../domain/ports/migrations.ts';
 import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
 import type { Applicable, Projection } from './projection.ts';
 import { wakeLoop } from '../domain/shared/wake-loop.ts';
 import { wakeablePause } from '../domain/shared/wakeable-pause.ts';
 
-export const CHECKPOINTS_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS custodian_checkpoints (
-    name text PRIMARY KEY,
-    position bigint NOT NULL
-  );`;
+/** Where each projection stands in the log. IF NOT EXISTS: builds before the ledger made it unrecorded. */
+export const checkpointMigrations: readonly Migration[] = [
+  {
+    id: 'checkpoints-001',
+    sql: `
+      CREATE TABLE IF NOT EXISTS custodian_checkpoints (
+        name text PRIMARY KEY,
+        position bigint NOT NULL
+      );`,
+  },
+];
 
 export interface RunnerOptions {
   readonly batchSize?: number;
@@ -127,13 +134,9 @@ const readCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Reco
 const saveCheckpoint = (sql: Sql, name: string, position: number) =>
   sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = $1', [name, position]);
 
-export const ensureProjectionSchemas = async (db: ReadModelStore, projections: readonly Projection[]) => {
-  await db.transaction(async (sql) => {
-    await sql.query('SELECT pg_advisory_xact_lock(7243002)');
-    await sql.query(CHECKPOINTS_SCHEMA);
-    for (const p of projections) await sql.query(p.schema);
-  });
-};
+/** The checkpoints' table and each projection's tables, through the migration ledger (the checkpoints first: a model's may read them). */
+export const ensureProjectionSchemas = (db: ReadModelStore, projections: readonly Projection[]) =>
+  db.migrate([...checkpointMigrations, ...projections.flatMap((p) => p.migrations)]);
 
 /**
  * One batch for a group of projections. The log is read and decoded first, outside any
