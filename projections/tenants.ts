@@ -5,7 +5,10 @@ export const tenantsProjection: Projection = {
   order: 'stream',
   canHandle: ['TenantCreated', 'TenantSettingsChanged', 'PluginInstalled', 'ErasureRequested', 'SubjectKeyShredded', 'RevocationBatchApplied'],
   tables: ['rm_tenants', 'rm_plugins'],
-  migrations: [{ id: 'read-model-tenants-001', sql: `
+  migrations: [
+    {
+      id: 'read-model-tenants-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_tenants (
       id text PRIMARY KEY,
       settings jsonb NOT NULL,
@@ -22,7 +25,9 @@ export const tenantsProjection: Projection = {
       agents jsonb NOT NULL,
       startup text,
       PRIMARY KEY (tenant, name)
-    );` }],
+    );`,
+    },
+  ],
   async apply(sql, event) {
     switch (event.type) {
       case 'TenantCreated': {

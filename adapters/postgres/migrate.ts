@@ -41,9 +41,10 @@ export class EditedMigration extends Error {
  */
 const ensureLedger = async (tx: pg.PoolClient) => {
   await tx.query(`CREATE TABLE IF NOT EXISTS ${LEDGER} (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), checksum text)`);
-  const { rows } = await tx.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'checksum'`, [
-    LEDGER,
-  ]);
+  const { rows } = await tx.query(
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'checksum'`,
+    [LEDGER],
+  );
   if (rows.length === 0) await tx.query(`ALTER TABLE ${LEDGER} ADD COLUMN checksum text`);
 };
 

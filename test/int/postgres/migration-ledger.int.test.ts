@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
+import { checksumOf, migrate, type Migration } from '../../../adapters/postgres/migrate.ts';
+import { createPool } from '../../../adapters/postgres/pool.ts';
+import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
+import { allProjections } from '../../../projections/all.ts';
+import { ensureProjectionSchemas } from '../../../projections/runner.ts';
+import { freshDatabase } from '../../support/database.ts';
+
+const databases: Awaited<ReturnType<typeof freshDatabase>>[] = [];
+const pools: pg.Pool[] = [];
+const aPool = async () => {
+  const db = await freshDatabase();
+  databases.push(db);
+  const pool = createPool(db.url, 4);
+  pools.push(pool);
+  return { db, pool };
+};
+afterAll(async () => {
+  for (const p of pools) await p.end();
+  for (const d of databases) await d.drop();
+});
+
+const tableExists = async (pool: pg.Pool, name: string) => (await pool.query('SELECT to_regclass($1) AS t', [name])).rows[0].t !== null;
+const ledger = async (pool: pg.Pool) =>
+  (await pool.query<{ id: string; checksum: string | null }>('SELECT id, checksum FROM custodian_migrations ORDER BY id')).rows;
+
+/** Everything a service start migrates, from one pool: the log, the keystore, the read models and their checkpoints. */
+const startOn = async (pool: pg.Pool) => {
+  const store = await postgresEventStore(pool);
+  const keystore = await postgresKeystore(pool, randomBytes(32));
+  await ensureProjectionSchemas(postgresReadModelStore(pool), allProjections({ sealer: keystore }));
+  await store.close();
+};
+
+describe('the migration ledger', () => {
+  it('given an applied migration whose text was edited, when the service starts, then it is refused naming the migration and nothing is applied', async () => {
+    const { pool } = await aPool();
+    const first: Migration = { id: 'widgets-001', sql: 'CREATE TABLE widgets (id int PRIMARY KEY)' };
+    await migrate(pool, [first]);
+    const recorded = await ledger(pool);
+    const edited: Migration = { id: 'widgets-001', sql: 'CREATE TABLE widgets (id int PRIMARY KEY, name text)' };
+    const next: Migration = { id: 'widgets-002', sql: 'CREATE TABLE gadgets (id int PRIMARY KEY)' };
+    const refusal = await migrate(pool, [edited, next]).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(refusal?.message).toMatch(/^migration widgets-001 was applied with another text than this build's: .*new migration$/);
+    expect(refusal?.message).not.toContain('\n');
+    expect(await tableExists(pool, 'gadgets')).toBe(false);
+    expect(await ledger(pool)).toEqual(recorded);
+    // The text as it was (indentation aside) goes on, and applies the new one.
+    await migrate(pool, [{ id: 'widgets-001', sql: '\n    CREATE TABLE widgets (id int PRIMARY KEY)\n' }, next]);
+    expect(await tableExists(pool, 'gadgets')).toBe(true);
+    expect((await ledger(pool)).map((r) => r.id)).toEqual(['widgets-001', 'widgets-002']);
+  });
+
+  it('given two instances starting at once on an empty database, then both start and the ledger holds each migration once, with its checksum', async () => {
+    const { db } = await aPool();
+    const a = createPool(db.url, 4);
+    const b = createPool(db.url, 4);
+    pools.push(a, b);
+    await Promise.all([startOn(a), startOn(b)]);
+    const rows = await ledger(a);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    for (const id of ['eventstore-001', 'eventstore-005', 'keystore-001', 'checkpoints-001', 'read-model-records-001', 'read-model-audit-001'])
+      expect(rows.map((r) => r.id)).toContain(id);
+    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.checksum ?? ''))).toBe(true);
+    // A third start finds nothing to do.
+    await startOn(a);
+    expect(await ledger(a)).toEqual(rows);
+  });
+
+  it('given a checksum, then indentation and blank lines do not count and a changed word does', () => {
+    expect(checksumOf('CREATE TABLE t (\n  a int\n);')).toBe(checksumOf('\n      CREATE TABLE t (\n        a int\n      );\n\n'));
+    expect(checksumOf('CREATE TABLE t (a int)')).not.toBe(checksumOf('CREATE TABLE t (a bigint)'));
+  });
+});
