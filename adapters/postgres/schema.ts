@@ -36,9 +36,10 @@ export const eventStoreMigrations: readonly Migration[] = [
   { id: 'eventstore-002', sql: sqlFunction('custodian_append') },
   { id: 'eventstore-003', sql: sqlFunction('custodian_append_many') },
   { id: 'eventstore-004', sql: `${sqlFunction('custodian_append_from')}\n${sqlFunction('custodian_append_guarded')}` },
-  // Databases made before custodian_append_many called custodian_append_from hold its older,
-  // equivalent body (its own copy of the loop): replaced, so every database runs one body.
-  { id: 'eventstore-005', sql: sqlFunction('custodian_append_many') },
+  // Databases made before custodian_append and custodian_append_many called
+  // custodian_append_from hold their older, equivalent bodies (each its own copy of the
+  // append): replaced, so every database runs one body.
+  { id: 'eventstore-005', sql: `${sqlFunction('custodian_append')}\n${sqlFunction('custodian_append_many')}` },
 ];
 
 /** The keystore: wrapped data keys and subject keys, beside the log, never in it. */

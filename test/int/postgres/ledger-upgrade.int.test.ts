@@ -62,7 +62,11 @@ const APPEND_MANY = `SELECT * FROM custodian_append_many($1::text[], $2::text[],
   ARRAY(SELECT 1 FROM generate_series(1, cardinality($4::uuid[]))), ARRAY(SELECT '{}'::jsonb FROM generate_series(1, cardinality($4::uuid[]))),
   ARRAY(SELECT '{}'::jsonb FROM generate_series(1, cardinality($4::uuid[]))))`;
 
-/** Batches that go through, fail in part, fail whole, and are refused: every answer, row, notice and error. */
+const APPEND_ONE = `SELECT * FROM custodian_append($1, $2, $3::uuid[], ARRAY(SELECT 'Tested' FROM generate_series(1, cardinality($3::uuid[]))),
+  ARRAY(SELECT 1 FROM generate_series(1, cardinality($3::uuid[]))), ARRAY(SELECT '{}'::jsonb FROM generate_series(1, cardinality($3::uuid[]))),
+  ARRAY(SELECT '{}'::jsonb FROM generate_series(1, cardinality($3::uuid[]))))`;
+
+/** Batches and single appends that go through, fail in part, fail whole, and are refused: every answer, row, notice and error. */
 const appendScript = async (url: string) => {
   const listener = new pg.Client({ connectionString: url });
   await listener.connect();
@@ -100,6 +104,22 @@ const appendScript = async (url: string) => {
       ),
     );
   }
+  const singles: [string, string, number][] = [
+    ['a', 'no_stream', 2],
+    ['a', 'no_stream', 1],
+    ['a', 'any', 1],
+    ['b', 'stream_exists', 1],
+    ['a', '2', 1],
+    ['a', '9', 1],
+    ['c', 'any', 0],
+  ];
+  for (const [stream, expected, n] of singles)
+    answers.push(
+      await client.query(APPEND_ONE, [stream, expected, ids(n)]).then(
+        (r) => r.rows,
+        (e: pg.DatabaseError) => ({ code: e.code, message: e.message }),
+      ),
+    );
   await client.query(`SELECT pg_notify('custodian_events', 'end')`);
   await end;
   const events = (await client.query('SELECT position, stream, revision, event_id FROM custodian_events ORDER BY position')).rows;
@@ -110,7 +130,7 @@ const appendScript = async (url: string) => {
 };
 
 describe('a database whose ledger is of the form before checksums', () => {
-  it('given custodian_append_many of that build and of this one, then their answers, positions, revisions, notices and errors are the same', async () => {
+  it('given custodian_append and custodian_append_many of that build and of this one, then their answers, positions, revisions, notices and errors are the same', async () => {
     const old = await oldDatabase();
     const fresh = await aPool();
     await postgresEventStore(fresh.pool).then((s) => s.close());
@@ -119,6 +139,8 @@ describe('a database whose ledger is of the form before checksums', () => {
     expect(now).toEqual(before);
     expect((before.answers[0] as unknown[]).length).toBe(5);
     expect(before.answers[3]).toMatchObject({ code: '22004' });
+    expect(before.answers.at(-1)).toMatchObject({ code: '22004' });
+    expect(before.answers.slice(5).filter((a) => Array.isArray(a) && a[0].ok).length).toBe(3);
   });
 
   it('upgrades in place: every applied migration gets its checksum, the new ones apply once, the backfill is not run again, and an edit is refused afterwards', async () => {
@@ -132,6 +154,8 @@ describe('a database whose ledger is of the form before checksums', () => {
     // custodian_append_many's one body now: the call of custodian_append_from.
     const body = (await pool.query(`SELECT prosrc FROM pg_proc WHERE proname = 'custodian_append_many'`)).rows[0].prosrc as string;
     expect(body).toContain('custodian_append_from(first');
+    const single = (await pool.query(`SELECT prosrc FROM pg_proc WHERE proname = 'custodian_append'`)).rows[0].prosrc as string;
+    expect(single).toContain('custodian_append_from(custodian_allocate_positions(n)');
     const after = (await pool.query(APPEND_MANY, [['s1'], ['1'], [1], [uuid(3)]])).rows;
     expect(after).toEqual([{ idx: 1, ok: true, first_position: 3, last_revision: 2, actual: 2 }]);
     // A second start changes nothing; an edited migration is now refused.
