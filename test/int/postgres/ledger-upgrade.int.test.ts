@@ -7,30 +7,19 @@ import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { authenticateLegacyEvents } from '../../../adapters/eventstore/postgres-legacy-macs.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { checksumOf, migrate } from '../../../adapters/postgres/migrate.ts';
-import { createPool } from '../../../adapters/postgres/pool.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import { eventStoreMigrations, keystoreMigrations } from '../../../adapters/postgres/schema.ts';
 import type { Sealer } from '../../../domain/ports/sealer.ts';
 import { allProjections } from '../../../projections/all.ts';
 import { checkpointMigrations, ensureProjectionSchemas } from '../../../projections/runner.ts';
-import { freshDatabase } from '../../support/database.ts';
+import { databasePools } from '../../support/databases.ts';
 
 /** The log, the keystore and the read models as the build before the checksums left them. */
 const OLD_LOG = readFileSync(new URL('./fixtures/log-before-checksums.sql', import.meta.url), 'utf8');
 
-const databases: Awaited<ReturnType<typeof freshDatabase>>[] = [];
-const pools: pg.Pool[] = [];
-const aPool = async () => {
-  const db = await freshDatabase();
-  databases.push(db);
-  const pool = createPool(db.url, 4);
-  pools.push(pool);
-  return { db, pool };
-};
-afterAll(async () => {
-  for (const p of pools) await p.end();
-  for (const d of databases) await d.drop();
-});
+const dbs = databasePools();
+const aPool = () => dbs.fresh();
+afterAll(() => dbs.close());
 
 /** The read models' DDL is all this file reads of the projections: nothing here seals or opens. */
 const unused = () => {

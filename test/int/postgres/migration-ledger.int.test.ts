@@ -4,25 +4,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { checksumOf, migrate, type Migration } from '../../../adapters/postgres/migrate.ts';
-import { createPool } from '../../../adapters/postgres/pool.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import { allProjections } from '../../../projections/all.ts';
 import { ensureProjectionSchemas } from '../../../projections/runner.ts';
-import { freshDatabase } from '../../support/database.ts';
+import { databasePools } from '../../support/databases.ts';
 
-const databases: Awaited<ReturnType<typeof freshDatabase>>[] = [];
-const pools: pg.Pool[] = [];
-const aPool = async () => {
-  const db = await freshDatabase();
-  databases.push(db);
-  const pool = createPool(db.url, 4);
-  pools.push(pool);
-  return { db, pool };
-};
-afterAll(async () => {
-  for (const p of pools) await p.end();
-  for (const d of databases) await d.drop();
-});
+const dbs = databasePools();
+const aPool = () => dbs.fresh();
+afterAll(() => dbs.close());
 
 const tableExists = async (pool: pg.Pool, name: string) => (await pool.query('SELECT to_regclass($1) AS t', [name])).rows[0].t !== null;
 const ledger = async (pool: pg.Pool) =>
@@ -60,9 +49,8 @@ describe('the migration ledger', () => {
 
   it('given two instances starting at once on an empty database, then both start and the ledger holds each migration once, with its checksum', async () => {
     const { db } = await aPool();
-    const a = createPool(db.url, 4);
-    const b = createPool(db.url, 4);
-    pools.push(a, b);
+    const a = dbs.pool(db.url);
+    const b = dbs.pool(db.url);
     await Promise.all([startOn(a), startOn(b)]);
     const rows = await ledger(a);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
