@@ -10,8 +10,9 @@ export type { Migration } from '../../domain/ports/migrations.ts';
 const LEDGER = 'custodian_migrations';
 
 /**
- * The sha256 of a migration's text, line by line with the indentation and blank lines left
- * out: moving a migration in the source (re-indenting it) is not editing it; changing a word is.
+ * The sha256 of a migration's text, line by line with the indentation, blank lines and whole-line
+ * `--` comments left out: moving a migration in the source (re-indenting it) or rewording its
+ * comments is not editing it; changing a word of its SQL is.
  */
 export const checksumOf = (sql: string): string =>
   createHash('sha256')
@@ -19,7 +20,7 @@ export const checksumOf = (sql: string): string =>
       sql
         .split('\n')
         .map((line) => line.trim())
-        .filter((line) => line !== '')
+        .filter((line) => line !== '' && !line.startsWith('--'))
         .join('\n'),
     )
     .digest('hex');

@@ -62,8 +62,8 @@ describe('the migration ledger', () => {
     expect(await ledger(a)).toEqual(rows);
   });
 
-  it('given a checksum, then indentation and blank lines do not count and a changed word does', () => {
-    expect(checksumOf('CREATE TABLE t (\n  a int\n);')).toBe(checksumOf('\n      CREATE TABLE t (\n        a int\n      );\n\n'));
+  it('given a checksum, then indentation, blank lines and whole-line comments do not count and a changed word does', () => {
+    expect(checksumOf('CREATE TABLE t (\n  a int\n);')).toBe(checksumOf('\n      -- why t\n      CREATE TABLE t (\n        a int\n      );\n\n'));
     expect(checksumOf('CREATE TABLE t (a int)')).not.toBe(checksumOf('CREATE TABLE t (a bigint)'));
   });
 });
