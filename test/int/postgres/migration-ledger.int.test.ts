@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { newAuditKey } from '../../../adapters/keys/audit-key.ts';
+import { startService } from '../../../adapters/service.ts';
+import { ADMIN_KEY } from '../../support/service.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { checksumOf, migrate, type Migration } from '../../../adapters/postgres/migrate.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
@@ -60,6 +63,16 @@ describe('the migration ledger', () => {
     // A third start finds nothing to do.
     await startOn(a);
     expect(await ledger(a)).toEqual(rows);
+  });
+
+  it('given a read model migration whose applied text is not the text of this build, then the service refuses to start, naming it', async () => {
+    const { db, pool } = await aPool();
+    await startOn(pool);
+    // What an edit of the jobs model's first migration in the source would look like to the ledger.
+    await pool.query(`UPDATE custodian_migrations SET checksum = $1 WHERE id = 'read-model-jobs-001'`, [checksumOf('CREATE TABLE rm_jobs (id text)')]);
+    await expect(startService({ databaseUrl: db.url, adminKey: ADMIN_KEY, masterKey: randomBytes(32), auditKey: newAuditKey(), port: 0 })).rejects.toThrow(
+      /^migration read-model-jobs-001 was applied with another text than this build's/,
+    );
   });
 
   it('given a checksum, then indentation, blank lines and whole-line comments do not count and a changed word does', () => {
