@@ -15,7 +15,8 @@ import { postgresEventStore } from '../adapters/eventstore/postgres.ts';
 import { encodeEvent } from '../adapters/bus/kafka/codec.ts';
 import { ensureTopic, kafkaClient } from '../adapters/bus/kafka/client.ts';
 import { kafkaPublisher } from '../adapters/bus/kafka/publisher.ts';
-import { createRelay, RELAY_SCHEMA } from '../adapters/bus/relay.ts';
+import { createRelay } from '../adapters/bus/relay.ts';
+import { relayMigrations } from '../adapters/postgres/schema.ts';
 import { startProjectionConsumer } from '../adapters/bus/kafka/projection-consumer.ts';
 import { busProjections } from '../projections/all.ts';
 import { ensureProjectionSchemas, runBatch } from '../projections/runner.ts';
@@ -128,7 +129,7 @@ export const benchKafka = async (pool: pg.Pool, url: string, puts: number) => {
     await producer.disconnect();
     const publisher = await kafkaPublisher(kafkaClient(settings(relayTopic)), relayTopic);
     const sourceDb = postgresReadModelStore(sourcePool);
-    await sourceDb.query(RELAY_SCHEMA);
+    await sourceDb.migrate(relayMigrations);
     const relay = createRelay(store, sourceDb, publisher, { target: `kafka:${relayTopic}` });
     t = performance.now();
     await relay.drain();

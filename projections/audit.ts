@@ -344,7 +344,7 @@ export const createAuditProjection = (): Projection => {
     order: 'log',
     tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs', 'rm_audit_versions'],
     canHandle: HANDLED,
-    schema: SCHEMA,
+    migrations: [{ id: 'read-model-audit-001', sql: SCHEMA }],
     async apply(sql, event, recorded) {
       // Alone, with no span to check the memory against: read the edge afresh.
       forget();

@@ -5,7 +5,10 @@ export const callsProjection: Projection = {
   name: 'calls',
   order: 'stream',
   tables: ['rm_calls'],
-  schema: `
+  migrations: [
+    {
+      id: 'read-model-calls-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_calls (
       ticket_hash text PRIMARY KEY,
       tenant text NOT NULL,
@@ -20,6 +23,8 @@ export const callsProjection: Projection = {
       ended_ms bigint
     );
     CREATE UNIQUE INDEX IF NOT EXISTS rm_calls_by_call ON rm_calls (tenant, job, call);`,
+    },
+  ],
   async apply(sql, event) {
     switch (event.type) {
       case 'CallMinted': {

@@ -68,13 +68,18 @@ export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
   order: 'stream',
   canHandle: ['RecordVersionWritten', 'RecordRemoved'],
   tables: ['rm_dedupe_digests'],
-  schema: `
+  migrations: [
+    {
+      id: 'read-model-dedupe-digests-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_dedupe_digests (
       tenant text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, version int NOT NULL,
       digest text NOT NULL,
       PRIMARY KEY (tenant, plugin, scope, key)
     );
     CREATE INDEX IF NOT EXISTS rm_dedupe_digests_by_digest ON rm_dedupe_digests (tenant, plugin, scope, digest);`,
+    },
+  ],
   apply: (sql, event, recorded) => applyLast(sealer, sql, [{ event, recorded }]),
   applyBatch: (sql, items) => applyLast(sealer, sql, items),
   fragments: (items) => fragmentsOf(sealer, items),

@@ -25,7 +25,10 @@ export const jobsProjection: Projection = {
   order: 'stream',
   canHandle: ['JobStarted', 'JobEnded', 'EnvelopeBlockAppended', 'JobStopped', 'LabelsJoined', 'CallMinted'],
   tables: ['rm_jobs'],
-  schema: `
+  migrations: [
+    {
+      id: 'read-model-jobs-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_jobs (
       tenant text NOT NULL,
       id text NOT NULL,
@@ -50,6 +53,8 @@ export const jobsProjection: Projection = {
     );
     -- null: no expiry (SPEC §6); databases made before that allowed none.
     ALTER TABLE rm_jobs ALTER COLUMN expires_ms DROP NOT NULL;`,
+    },
+  ],
   async apply(sql, event) {
     switch (event.type) {
       case 'JobStarted': {

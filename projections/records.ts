@@ -11,7 +11,10 @@ export const recordsProjection: Projection = {
   name: 'records',
   order: 'stream',
   tables: ['rm_record_versions', 'rm_records', 'rm_request_keys'],
-  schema: `
+  migrations: [
+    {
+      id: 'read-model-records-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_record_versions (
       tenant text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, version int NOT NULL,
       body jsonb NOT NULL, body_bytes int NOT NULL, kind text NOT NULL, state text NOT NULL, supersedes text,
@@ -31,6 +34,8 @@ export const recordsProjection: Projection = {
       tenant text NOT NULL, request_key text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, version int NOT NULL,
       PRIMARY KEY (tenant, request_key)
     );`,
+    },
+  ],
   async apply(sql, event) {
     if (event.type === 'RecordRemoved') {
       const where = [event.data.tenant, event.data.plugin, event.data.scope, event.data.key];

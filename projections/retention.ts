@@ -33,7 +33,10 @@ export const retentionProjection: Projection = {
   order: 'stream',
   canHandle: ['RenewalRequested', 'RecordVersionWritten', 'RecordRemoved', 'HoldPlaced', 'HoldReleased'],
   tables: ['rm_renewals', 'rm_holds'],
-  schema: `
+  migrations: [
+    {
+      id: 'read-model-retention-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_renewals (
       tenant text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, version int NOT NULL,
       ends_at bigint NOT NULL, requested_ms bigint NOT NULL,
@@ -43,6 +46,8 @@ export const retentionProjection: Projection = {
       tenant text NOT NULL, hold text NOT NULL, selector jsonb NOT NULL, reason text NOT NULL, placed_ms bigint NOT NULL,
       PRIMARY KEY (tenant, hold)
     );`,
+    },
+  ],
   async apply(sql, event) {
     switch (event.type) {
       case 'RenewalRequested': {

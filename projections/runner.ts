@@ -1,16 +1,23 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
+import type { Migration } from '../domain/ports/migrations.ts';
 import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
 import type { Applicable, Projection } from './projection.ts';
 import { wakeLoop } from '../domain/shared/wake-loop.ts';
 import { wakeablePause } from '../domain/shared/wakeable-pause.ts';
 
-export const CHECKPOINTS_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS custodian_checkpoints (
-    name text PRIMARY KEY,
-    position bigint NOT NULL
-  );`;
+/** Where each projection stands in the log. IF NOT EXISTS: builds before the ledger made it unrecorded. */
+export const checkpointMigrations: readonly Migration[] = [
+  {
+    id: 'checkpoints-001',
+    sql: `
+      CREATE TABLE IF NOT EXISTS custodian_checkpoints (
+        name text PRIMARY KEY,
+        position bigint NOT NULL
+      );`,
+  },
+];
 
 export interface RunnerOptions {
   readonly batchSize?: number;
@@ -127,13 +134,9 @@ const readCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Reco
 const saveCheckpoint = (sql: Sql, name: string, position: number) =>
   sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = $1', [name, position]);
 
-export const ensureProjectionSchemas = async (db: ReadModelStore, projections: readonly Projection[]) => {
-  await db.transaction(async (sql) => {
-    await sql.query('SELECT pg_advisory_xact_lock(7243002)');
-    await sql.query(CHECKPOINTS_SCHEMA);
-    for (const p of projections) await sql.query(p.schema);
-  });
-};
+/** The checkpoints' table and each projection's tables, through the migration ledger (the checkpoints first: a model's may read them). */
+export const ensureProjectionSchemas = (db: ReadModelStore, projections: readonly Projection[]) =>
+  db.migrate([...checkpointMigrations, ...projections.flatMap((p) => p.migrations)]);
 
 /**
  * One batch for a group of projections. The log is read and decoded first, outside any
@@ -192,17 +195,27 @@ export const runBatch = async (
 /**
  * The transaction's statements sent one after another in call order, however they are
  * called: a projection may leave a span's writes in flight (`LogSpan.more`) and a pg client
- * takes one query at a time. `close` stops sending (what is still queued is refused, never
- * sent) and waits for the statement running: nothing may reach the connection after the
- * transaction ends, where it would run outside it.
+ * takes one query at a time. After a statement fails nothing more is sent, and every later
+ * statement fails with that first failure: the transaction is aborted, and whichever
+ * statement the rebuild happens to await first (which depends on the machine's load) must
+ * report the cause, not PostgreSQL's "current transaction is aborted". `close` stops sending
+ * (what is still queued is refused, never sent) and waits for the statement running: nothing
+ * may reach the connection after the transaction ends, where it would run outside it.
  */
 const inOrder = (sql: Sql) => {
   let tail: Promise<unknown> = Promise.resolve();
   let open = true;
+  let failed: { readonly error: unknown } | null = null;
   const query = ((text: string, params?: readonly unknown[]) => {
-    const run = tail.then(() => {
+    const run = tail.then(async () => {
+      if (failed) throw failed.error;
       if (!open) throw new Error('the rebuild is over: statement not sent');
-      return sql.query(text, params);
+      try {
+        return await sql.query(text, params);
+      } catch (error) {
+        failed = { error };
+        throw error;
+      }
     });
     tail = run.catch(() => undefined);
     return run;

@@ -5,7 +5,10 @@ export const tenantsProjection: Projection = {
   order: 'stream',
   canHandle: ['TenantCreated', 'TenantSettingsChanged', 'PluginInstalled', 'ErasureRequested', 'SubjectKeyShredded', 'RevocationBatchApplied'],
   tables: ['rm_tenants', 'rm_plugins'],
-  schema: `
+  migrations: [
+    {
+      id: 'read-model-tenants-001',
+      sql: `
     CREATE TABLE IF NOT EXISTS rm_tenants (
       id text PRIMARY KEY,
       settings jsonb NOT NULL,
@@ -23,6 +26,8 @@ export const tenantsProjection: Projection = {
       startup text,
       PRIMARY KEY (tenant, name)
     );`,
+    },
+  ],
   async apply(sql, event) {
     switch (event.type) {
       case 'TenantCreated': {

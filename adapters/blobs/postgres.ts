@@ -4,34 +4,8 @@ import { BLOB_CHUNK_BYTES, type BlobKey, type BlobStore, type OpenedBlob } from 
 import type { SealContext, Sealer } from '../../domain/ports/sealer.ts';
 import type { Sealed } from '../../domain/records/events.ts';
 import { migrate } from '../postgres/migrate.ts';
+import { blobMigrations } from '../postgres/schema.ts';
 import { aesGcmOpen, aesGcmSeal } from '../keys/crypto.ts';
-
-const migrations = [
-  {
-    id: 'blobs-001',
-    sql: `
-      CREATE TABLE custodian_blobs (
-        tenant text NOT NULL,
-        tree text NOT NULL,
-        sha256 text NOT NULL,
-        size bigint NOT NULL,
-        chunks int NOT NULL,
-        file_key jsonb NOT NULL,
-        data_subject text,
-        stored_ms bigint NOT NULL,
-        PRIMARY KEY (tenant, tree, sha256)
-      );
-      CREATE TABLE custodian_blob_chunks (
-        tenant text NOT NULL,
-        tree text NOT NULL,
-        sha256 text NOT NULL,
-        idx int NOT NULL,
-        bytes bytea NOT NULL,
-        PRIMARY KEY (tenant, tree, sha256, idx)
-      );
-      ALTER TABLE custodian_blob_chunks ALTER COLUMN bytes SET STORAGE EXTERNAL;`,
-  },
-];
 
 /**
  * The file's data key is sealed through the keystore as if it were the body of a record of a
@@ -49,7 +23,7 @@ const keyContext = (k: BlobKey, dataSubject: string | null): SealContext => ({
 const chunkAad = (k: BlobKey, idx: number) => ['custodian', 'file', k.tenant, k.tree, k.sha256, String(idx)].join('\n');
 
 export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<BlobStore> => {
-  await migrate(pool, migrations);
+  await migrate(pool, blobMigrations);
   const where = 'tenant = $1 AND tree = $2 AND sha256 = $3';
   const params = (k: BlobKey) => [k.tenant, k.tree, k.sha256];
 

@@ -4,12 +4,6 @@ import type { Publisher } from '../../domain/ports/publisher.ts';
 import type { ReadModelStore } from '../../domain/ports/read-model.ts';
 import { wakeLoop } from '../../domain/shared/wake-loop.ts';
 
-export const RELAY_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS custodian_relay (
-    target text PRIMARY KEY,
-    position bigint NOT NULL
-  );`;
-
 export interface RelayOptions {
   /** Names the relay's checkpoint row: one per destination (e.g. "kafka:custodian.events"). */
   readonly target: string;

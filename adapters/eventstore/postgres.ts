@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 import { migrate } from '../postgres/migrate.ts';
 import { prepared } from '../postgres/prepared.ts';
-import { eventStoreMigrations } from './postgres-schema.ts';
+import { eventStoreMigrations } from '../postgres/schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';

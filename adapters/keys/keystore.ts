@@ -3,39 +3,11 @@ import type pg from 'pg';
 import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
 import { migrate } from '../postgres/migrate.ts';
+import { keystoreMigrations } from '../postgres/schema.ts';
 import { inTransaction } from '../postgres/pool.ts';
 import { SHRED_RECORD_KEYS } from '../../queries/key-shred.ts';
 import type { KeyWork } from '../../domain/ports/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
-
-/**
- * The keystore: a mutable table beside the log, never in it. A data key per record and
- * owner, wrapped by the tenant key (HKDF from the master key) or, for a data subject's job,
- * by that subject's key, itself wrapped by the tenant key. Deleting a wrapped key shreds
- * everything sealed under it.
- */
-const migrations = [
-  {
-    id: 'keystore-001',
-    sql: `
-      CREATE TABLE custodian_subject_keys (
-        tenant text NOT NULL,
-        subject text NOT NULL,
-        wrapped bytea NOT NULL,
-        PRIMARY KEY (tenant, subject)
-      );
-      CREATE TABLE custodian_data_keys (
-        key_id uuid PRIMARY KEY,
-        tenant text NOT NULL,
-        plugin text NOT NULL,
-        scope text NOT NULL,
-        record_key text NOT NULL,
-        owner text NOT NULL,
-        wrapped bytea NOT NULL,
-        UNIQUE (tenant, plugin, scope, record_key, owner)
-      );`,
-  },
-];
 
 /** A bounded cache of unwrapped data keys: least recently used goes first. */
 class Lru<V> {
@@ -96,8 +68,14 @@ export interface Keystore extends Sealer {
   vacuum(): Promise<void>;
 }
 
+/**
+ * The keystore: a mutable table beside the log, never in it. A data key per record and
+ * owner, wrapped by the tenant key (HKDF from the master key) or, for a data subject's job,
+ * by that subject's key, itself wrapped by the tenant key. Deleting a wrapped key shreds
+ * everything sealed under it.
+ */
 export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSize = 10_000): Promise<Keystore> => {
-  await migrate(pool, migrations);
+  await migrate(pool, keystoreMigrations);
   const cache = new Lru<Buffer>(cacheSize);
   const tenantKeys = new Map<string, Buffer>();
   const tenantKek = (tenant: string) => {

@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import type { RequestCounter } from '../../domain/ports/request-counter.ts';
 import { migrate } from './migrate.ts';
+import { callRequestMigrations } from './schema.ts';
 
 /**
  * How many requests each call has made. A counter, not a fact: it lives beside the log, and
  * the one atomic UPDATE keeps the 64-request bound exact under parallel requests.
  */
 export const postgresRequestCounter = async (pool: pg.Pool): Promise<RequestCounter> => {
-  await migrate(pool, [{ id: 'call-requests-001', sql: 'CREATE TABLE custodian_call_requests (call text PRIMARY KEY, n int NOT NULL)' }]);
+  await migrate(pool, callRequestMigrations);
   return {
     async next(call) {
       const { rows } = await pool.query<{ n: number }>(

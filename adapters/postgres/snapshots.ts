@@ -1,12 +1,11 @@
 import type pg from 'pg';
 import type { SnapshotStore } from '../../domain/ports/snapshots.ts';
 import { migrate } from './migrate.ts';
+import { snapshotMigrations } from './schema.ts';
 import { prepared } from './prepared.ts';
 
 export const postgresSnapshots = async (pool: pg.Pool): Promise<SnapshotStore> => {
-  await migrate(pool, [
-    { id: 'snapshots-001', sql: 'CREATE TABLE custodian_snapshots (stream text PRIMARY KEY, revision bigint NOT NULL, state text NOT NULL)' },
-  ]);
+  await migrate(pool, snapshotMigrations);
   return {
     async load(stream) {
       const { rows } = await pool.query<{ revision: number; state: string }>(

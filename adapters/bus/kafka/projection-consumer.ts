@@ -2,18 +2,8 @@ import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { ReadModelStore, Sql } from '../../../domain/ports/read-model.ts';
 import type { Projection } from '../../../projections/projection.ts';
 import { applyEvent, ensureProjectionSchemas } from '../../../projections/runner.ts';
+import { consumerOffsetMigrations } from '../../postgres/schema.ts';
 import { decodeEvent } from './codec.ts';
-
-export const CONSUMER_OFFSETS_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS custodian_consumer_offsets (
-    group_id text NOT NULL,
-    topic text NOT NULL,
-    partition int NOT NULL,
-    kafka_offset bigint NOT NULL,
-    position bigint NOT NULL,
-    applied bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (group_id, topic, partition)
-  );`;
 
 export interface ProjectionConsumerOptions {
   readonly groupId: string;
@@ -54,7 +44,7 @@ export const startProjectionConsumer = async (
   if (global.length > 0)
     throw new Error(`projections ${global.map((p) => p.name).join(', ')} need the log's global order; a consumer group only keeps each stream's`);
   await ensureProjectionSchemas(db, projections);
-  await db.query(CONSUMER_OFFSETS_SCHEMA);
+  await db.migrate(consumerOffsetMigrations);
   const chunkSize = o.chunk ?? 200;
 
   const applyChunk = (partition: number, messages: readonly KafkaMessage[]) =>

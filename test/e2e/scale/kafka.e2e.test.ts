@@ -5,7 +5,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { busProjections } from '../../../projections/all.ts';
-import { CONSUMER_OFFSETS_SCHEMA } from '../../../adapters/bus/kafka/projection-consumer.ts';
+import { migrate } from '../../../adapters/postgres/migrate.ts';
+import { consumerOffsetMigrations } from '../../../adapters/postgres/schema.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
 import { ensureProjectionSchemas } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
@@ -119,7 +120,7 @@ else
       target = await freshDatabase({ blocking: true });
       targetPool = new pg.Pool({ connectionString: target.url, max: 2 });
       // So the test can watch the group's progress (and lock a row) before the first worker is up.
-      await targetPool.query(CONSUMER_OFFSETS_SCHEMA);
+      await migrate(targetPool, consumerOffsetMigrations);
       await ensureProjectionSchemas(postgresReadModelStore(targetPool), busProjections());
     });
 

@@ -85,6 +85,7 @@ describe('a batch with nothing to apply moves its checkpoints in one statement',
   it('given a span of events the group reads none of, when its batch runs, then its checkpoints move to the span end without a transaction', async () => {
     // Given: the revocations model stands at the head, then jobs it does not read are appended.
     const c = counting(models);
+    await readableHead();
     await runBatch(store, c.store, [revocationsProjection], 1000);
     const start = await checkpoint('revocations');
     expect(start).not.toBeNull();

@@ -60,6 +60,7 @@ const indexes = async (pool: pg.Pool) =>
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
+let raw: EventStore;
 let store: EventStore;
 let models: ReadModelStore;
 let projections: readonly Projection[] = [];
@@ -68,7 +69,8 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
   beforeAll(async () => {
     db = await freshDatabase();
     pool = createPool(db.url, 6);
-    store = authenticatedEventStore(await postgresEventStore(pool), eventMacKeys(randomBytes(32)));
+    raw = await postgresEventStore(pool);
+    store = authenticatedEventStore(raw, eventMacKeys(randomBytes(32)));
     models = postgresReadModelStore(pool);
     // The models this log feeds without sealed bodies to open (dedupe digests open theirs).
     projections = allProjections({ sealer: await postgresKeystore(pool, randomBytes(32)) }).filter((p) => ['records', 'audit', 'retention'].includes(p.name));
@@ -81,6 +83,10 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
       if (round === 2) for (let i = 0; i < 30; i += 5) events.push(removed(`k${i}`));
       await store.append('records:acme:notes:x', events, 'any');
     }
+    // Readable once no older transaction elsewhere on the server is open: the live runner below
+    // must see the whole log, or it would build from part of it.
+    const committed = await raw.committedHead!();
+    while ((await store.headPosition()) < committed) await new Promise((r) => setTimeout(r, 20));
   });
   afterAll(async () => {
     await store.close();
@@ -126,17 +132,45 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
   it('given audit writes that fail while left in flight, then the rebuild fails with their error, writes nothing, and the same instance rebuilds whole afterwards', async () => {
     const rows = await dumpReadModels(models, projections);
     const audit = projections.find((p) => p.name === 'audit')!;
-    await pool.query(`CREATE FUNCTION test_audit_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF (SELECT count(*) FROM rm_audit) > 40 THEN RAISE EXCEPTION 'audit write refused'; END IF; RETURN NULL; END $$`);
-    await pool.query('CREATE TRIGGER test_audit_boom AFTER INSERT ON rm_audit FOR EACH STATEMENT EXECUTE FUNCTION test_audit_boom()');
-    try {
-      await expect(rebuildProjection(store, models, audit, undefined, 7)).rejects.toThrow('audit write refused');
-    } finally {
-      await pool.query('DROP TRIGGER test_audit_boom ON rm_audit');
-      await pool.query('DROP FUNCTION test_audit_boom()');
-    }
+    await whileAuditWritesRefused(() => expect(rebuildProjection(store, models, audit, undefined, 7)).rejects.toThrow('audit write refused'));
     expect(await dumpReadModels(models, projections)).toEqual(rows);
     await rebuildProjection(store, models, audit, undefined, 7);
     expect(await dumpReadModels(models, projections)).toEqual(rows);
   });
+
+  it('given in-flight writes that fail before the next page starts (a loaded machine), then the rebuild fails with the first failure, not the aborted transaction', async () => {
+    const rows = await dumpReadModels(models, projections);
+    const audit = projections.find((p) => p.name === 'audit')!;
+    // Each page waits until the writes it left in flight have finished, as a busy machine
+    // may let them: the page after a failed write then starts with its failure already known.
+    const slow: Projection = {
+      ...audit,
+      async applyBatch(sql, items, span) {
+        const sent: Promise<unknown>[] = [];
+        const watched = { query: ((text: string, params?: readonly unknown[]) => track(sent, sql.query(text, params))) as typeof sql.query };
+        await audit.applyBatch!(watched, items, span);
+        await Promise.allSettled(sent);
+      },
+    };
+    await whileAuditWritesRefused(() => expect(rebuildProjection(store, models, slow, undefined, 7)).rejects.toThrow('audit write refused'));
+    expect(await dumpReadModels(models, projections)).toEqual(rows);
+  });
 });
+
+/** Runs `work` while an audit write past the 40th entry fails ('audit write refused'). */
+const whileAuditWritesRefused = async (work: () => Promise<void>) => {
+  await pool.query(`CREATE FUNCTION test_audit_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF (SELECT count(*) FROM rm_audit) > 40 THEN RAISE EXCEPTION 'audit write refused'; END IF; RETURN NULL; END $$`);
+  await pool.query('CREATE TRIGGER test_audit_boom AFTER INSERT ON rm_audit FOR EACH STATEMENT EXECUTE FUNCTION test_audit_boom()');
+  try {
+    await work();
+  } finally {
+    await pool.query('DROP TRIGGER test_audit_boom ON rm_audit');
+    await pool.query('DROP FUNCTION test_audit_boom()');
+  }
+};
+
+const track = <T>(sent: Promise<unknown>[], p: Promise<T>): Promise<T> => {
+  sent.push(p.catch(() => undefined));
+  return p;
+};
