@@ -148,7 +148,10 @@ describe.each(['memory', 'postgres'])('one writer per stream (%s)', (name) => {
   it('given a command repeated inside one batch, then it is written once and its repeat decides nothing', async () => {
     const [store] = storesOf();
     const on = instance(64);
-    const result = await race(store!, [0, 1, 1, 2, 1].map((id) => ({ add: { id, cap: 100 }, on, delay: 0 })));
+    const result = await race(
+      store!,
+      [0, 1, 1, 2, 1].map((id) => ({ add: { id, cap: 100 }, on, delay: 0 })),
+    );
     expect(result.written.map((e) => fromEvent(e.data).id)).toEqual([0, 1, 2]);
     expect(result.outcomes.map((o) => (E.isRight(o) ? o.right.events.length : -1))).toEqual([1, 1, 0, 1, 0]);
   });
