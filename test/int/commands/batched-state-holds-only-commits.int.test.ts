@@ -1,0 +1,82 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
+import { handle, stateCache, type Aggregate, type Codec, type HandlerOptions } from '../../../commands/handle.ts';
+import { streamQueues } from '../../../commands/stream-queue.ts';
+import type { DomainEvent } from '../../../domain/events/registry.ts';
+import type { EventStore } from '../../../domain/ports/event-store.ts';
+import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+
+/**
+ * A batch's commands are decided on a state evolved in place before any of them commits. Whatever
+ * ends the batch — a conflict, a store that fails, a store that throws before it appends — the
+ * state the next command is decided on holds exactly what committed: no command is refused
+ * (`full`) or admitted on events that never reached the log.
+ */
+interface Add {
+  readonly id: number;
+  readonly cap: number;
+}
+interface Added {
+  readonly id: number;
+  readonly seen: number;
+}
+const added = (a: Added): DomainEvent => ({ type: 'LabelsJoined', data: { tenant: 't', job: 'j', run: 0, call: String(a.id), labels: [], joined_ms: a.seen } });
+const fromEvent = (data: unknown): Added => {
+  const d = data as { call: string; joined_ms: number };
+  return { id: Number(d.call), seen: d.joined_ms };
+};
+interface Count {
+  n: number;
+}
+const counter: Aggregate<Add, Added, Count> = {
+  initialState: () => ({ n: 0 }),
+  // In place, as the large deciders' states are.
+  evolve: (s) => {
+    s.n++;
+    return s;
+  },
+  decide: (c, s): E.Either<Refusal, readonly Added[]> => (s.n >= c.cap ? E.left(refusal('full', { limit: c.cap })) : E.right([{ id: c.id, seen: s.n }])),
+};
+const codec: Codec<Added> = { read: (r) => fromEvent(r.data), write: (events) => events.map(added) };
+const cause = { tenant: 't', causation: 'c', correlation: null };
+let streams = 0;
+
+/** A store whose chained append fails once, the way `fail` says, before anything of the chain is written. */
+const failingOnce = (inner: EventStore, fail: 'throws' | 'rejects'): EventStore => {
+  let failed = false;
+  return {
+    ...inner,
+    appendChain: (units) => {
+      if (failed) return inner.appendChain(units);
+      failed = true;
+      const error = new Error('the store failed before it appended');
+      if (fail === 'throws') throw error;
+      return units.map(() => Promise.reject(error));
+    },
+  };
+};
+
+describe.each(['throws', 'rejects'] as const)('a batch whose chained append %s', (fail) => {
+  it('leaves the cached state as the log has it: the next commands are decided on what committed, and the cap refuses only once it is reached', async () => {
+    const store = failingOnce(memoryEventStore(), fail);
+    const stream = `counter:${++streams}`;
+    const on: HandlerOptions<Added, Count, Add> = { cache: stateCache<Count>(4), codec, queues: streamQueues(), batch: 64 };
+    const add = (id: number) => handle(store, stream, counter, { id, cap: 3 }, cause, on);
+    // The first is taken alone; the two queued behind it are decided together and appended as one chain, which fails.
+    const first = add(0);
+    const batched = [add(1), add(2)].map((p) => p.then(E.right, E.left));
+    expect(E.isRight(await first)).toBe(true);
+    for (const r of await Promise.all(batched)) expect(E.isLeft(r), 'the failed chain is an error to its callers').toBe(true);
+    expect((await store.readStream(stream)).map((e) => fromEvent(e.data))).toEqual([{ id: 0, seen: 0 }]);
+
+    // One committed: two more fit, each decided on the count the log holds.
+    const after = [await add(4), await add(5), await add(6)];
+    expect(after.map((o) => (E.isLeft(o) ? o.left.error : 'ok'))).toEqual(['ok', 'ok', 'full']);
+    expect((await store.readStream(stream)).map((e) => fromEvent(e.data))).toEqual([
+      { id: 0, seen: 0 },
+      { id: 4, seen: 1 },
+      { id: 5, seen: 2 },
+    ]);
+  });
+});
