@@ -356,7 +356,16 @@ const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<
       return;
     }
     options.cache?.set(stream, folded);
-    const { again, conflicted } = await decideRound(waiting, folded, !optimistic, codec);
+    let round: Awaited<ReturnType<typeof decideRound<C, Ev, S>>>;
+    try {
+      round = await decideRound(waiting, folded, !optimistic, codec);
+    } catch (error) {
+      // The state may be evolved past what committed (a batch decided, its append failed before
+      // it was answered): it is forgotten, and the next command folds the stream afresh.
+      options.cache?.delete(stream);
+      throw error;
+    }
+    const { again, conflicted } = round;
     waiting = again;
     // A stale cache is not contention: go round again at once.
     if (waiting.length > 0 && conflicted && !optimistic) await backoff(attempt);
