@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
+import { appendOneByOne } from '../../../adapters/eventstore/append-chain.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { handle, stateCache, type Aggregate, type Codec, type HandlerOptions } from '../../../commands/handle.ts';
 import { streamQueues } from '../../../commands/stream-queue.ts';
@@ -78,5 +79,30 @@ describe.each(['throws', 'rejects'] as const)('a batch whose chained append %s',
       { id: 4, seen: 1 },
       { id: 5, seen: 2 },
     ]);
+  });
+});
+
+describe('a batch whose chain commits its first unit and fails on its second', () => {
+  it('answers the committed command with a state holding what committed, never the failed one’s events', async () => {
+    const inner = memoryEventStore();
+    let unit = 0;
+    const store: EventStore = {
+      ...inner,
+      appendChain: appendOneByOne((u) =>
+        ++unit === 2 ? Promise.reject(new Error('the store failed on this unit')) : inner.append(u.stream, u.events, u.expected, u),
+      ),
+    };
+    const stream = `counter:${++streams}`;
+    const on: HandlerOptions<Added, Count, Add> = { cache: stateCache<Count>(4), codec, queues: streamQueues(), batch: 64 };
+    const add = (id: number) => handle(store, stream, counter, { id, cap: 10 }, cause, on);
+    const first = add(0);
+    const [one, two, three] = [add(1), add(2), add(3)].map((p) => p.then(E.right, E.left));
+    expect(E.isRight(await first)).toBe(true);
+    const answered = await one!;
+    expect(E.isLeft(await two!)).toBe(true);
+    expect(E.isRight(await three!)).toBe(true);
+    // Committed: ids 0 and 1 (and 3, decided again after). The answer to 1 was given a state: it holds 0 and 1 only.
+    expect((await inner.readStream(stream)).map((e) => fromEvent(e.data).id)).toEqual([0, 1, 3]);
+    expect(E.isRight(answered) && E.isRight(answered.right) ? answered.right.right.state.n : null).toBe(2);
   });
 });
