@@ -106,3 +106,17 @@ describe('a batch whose chain commits its first unit and fails on its second', (
     expect(E.isRight(answered) && E.isRight(answered.right) ? answered.right.right.state.n : null).toBe(2);
   });
 });
+
+describe('a command answered while the next batch on its stream is being decided', () => {
+  it('hands its caller a state that the next batch does not move under it', async () => {
+    const store = memoryEventStore();
+    const stream = `counter:${++streams}`;
+    const on: HandlerOptions<Added, Count, Add> = { cache: stateCache<Count>(4), codec, queues: streamQueues(), batch: 64 };
+    const add = (id: number) => handle(store, stream, counter, { id, cap: 100 }, cause, on);
+    // The first is decided alone; the others queue behind it and are decided (evolving the state in place) as soon as it is answered.
+    const seen = add(0).then((o) => (E.isRight(o) ? o.right.state.n : -1));
+    const rest = Array.from({ length: 10 }, (_, i) => add(i + 1));
+    expect(await seen).toBe(1);
+    await Promise.all(rest);
+  });
+});
