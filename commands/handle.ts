@@ -293,8 +293,13 @@ const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded
   // forget a state evolved past what committed (the next round folds it afresh).
   if (committed === appends.length && pending) folded.state = pending.reduce(aggregate.evolve, folded.state);
   const positions = results.slice(0, committed).map((r) => (r as PromiseFulfilledResult<E.Right<Appended>>).value.right);
-  if (evolved > committed) options.cache?.delete(stream);
-  else if (committed > 0) {
+  // What committed is answered with a state holding nothing else: a state evolved past it is
+  // forgotten, and when some of the batch did commit, the stream is folded afresh for their answers.
+  let answered = folded.state;
+  if (evolved > committed) {
+    options.cache?.delete(stream);
+    if (committed > 0) answered = (await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options))).state;
+  } else if (committed > 0) {
     folded.revision = positions.at(-1)!.nextExpectedRevision;
     options.appended?.(stream, folded);
   }
@@ -306,11 +311,11 @@ const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded
   for (const d of decided) {
     if (d.kind === 'error') d.entry.reject(d.error);
     else if (d.kind === 'answer') {
-      if (chainHeld && proven) d.entry.resolve(d.outcome);
+      if (chainHeld && proven) d.entry.resolve(E.isRight(d.outcome) ? E.right({ ...d.outcome.right, state: answered }) : d.outcome);
       else again.push(d.entry);
     } else {
       const i = a++;
-      if (i < committed) d.entry.resolve(E.right({ state: folded.state, events: d.events, position: positions[i]!.position }));
+      if (i < committed) d.entry.resolve(E.right({ state: answered, events: d.events, position: positions[i]!.position }));
       else {
         chainHeld = false;
         const r = results[i]!;
@@ -356,7 +361,16 @@ const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<
       return;
     }
     options.cache?.set(stream, folded);
-    const { again, conflicted } = await decideRound(waiting, folded, !optimistic, codec);
+    let round: Awaited<ReturnType<typeof decideRound<C, Ev, S>>>;
+    try {
+      round = await decideRound(waiting, folded, !optimistic, codec);
+    } catch (error) {
+      // The state may be evolved past what committed (a batch decided, its append failed before
+      // it was answered): it is forgotten, and the next command folds the stream afresh.
+      options.cache?.delete(stream);
+      throw error;
+    }
+    const { again, conflicted } = round;
     waiting = again;
     // A stale cache is not contention: go round again at once.
     if (waiting.length > 0 && conflicted && !optimistic) await backoff(attempt);
