@@ -1,3 +1,4 @@
+import { migrate } from '../../../adapters/postgres/migrate.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   db = await freshDatabase();
   pool = createPool(db.url, 8);
   store = await postgresEventStore(pool, {});
-  await pool.query(recordsProjection.schema);
+  await migrate(pool, recordsProjection.migrations);
   await pool.query('CREATE TABLE IF NOT EXISTS custodian_call_requests (call text PRIMARY KEY, n int NOT NULL)');
   await postgresKeystore(pool, randomBytes(32));
 });
