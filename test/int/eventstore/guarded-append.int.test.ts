@@ -8,7 +8,7 @@ import { postgresEventStore, type PostgresEventStore } from '../../../adapters/e
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import type { AppendRow } from '../../../domain/ports/append-rows.ts';
-import type { NewEvent } from '../../../domain/ports/event-store.ts';
+import type { AppendResult, NewEvent } from '../../../domain/ports/event-store.ts';
 import { recordsProjection } from '../../../projections/records.ts';
 import { freshDatabase } from '../../support/database.ts';
 
@@ -185,5 +185,91 @@ describe('the guarded append', () => {
     ]);
     expect(E.isRight(first) && E.isRight(second)).toBe(true);
     expect(await countOf(a.id)).toBe(2);
+  });
+});
+
+/*
+ * A chain of units appended to one stream (`appendChain`), each with its own guard and key rows:
+ * no unit commits after one that did not; a unit that wrote nothing has its guard neither
+ * counted nor spent (its command, decided again, carries it again and is counted once); a guard
+ * that was counted is marked consumed (never counted twice); a row that conflicts fails only its
+ * own unit and the ones after it.
+ */
+/** A key row the append must lock that does not exist (shredded elsewhere): its unit fails with `AppendRowTaken`. */
+const goneKey = (): AppendRow => {
+  const id = randomUUID();
+  return { kind: 'data_key_used', id, row: [id], committed: () => undefined, written: false };
+};
+const settled = (answers: readonly Promise<AppendResult>[]) =>
+  Promise.all(
+    answers.map((p) =>
+      p.then(
+        (r) => (E.isRight(r) ? 'committed' : 'conflict'),
+        (e: Error) => e.constructor.name,
+      ),
+    ),
+  );
+
+describe('a chain of guarded units', () => {
+  it('commits the units before a unit whose key row is gone, and none after it: a later unit’s guard is neither counted nor spent', async () => {
+    const [x, y, z] = [await call(0), await call(0), await call(0)];
+    const [gx, gy, gz] = [x.guard(), y.guard(), z.guard()];
+    const s = `chain:${randomUUID()}`;
+    const answers = store.appendChain([
+      { stream: s, events: [ev()], expected: 'no_stream', guard: gx, rows: [await liveKey()] },
+      { stream: s, events: [ev()], expected: 0, guard: gy, rows: [goneKey()] },
+      { stream: s, events: [ev()], expected: 1, guard: gz, rows: [await liveKey()] },
+    ]);
+    // The second unit's guard fails with its row (its request is admitted again in full); the third was never tried.
+    expect(await settled(answers)).toEqual(['committed', 'GuardFailed', 'conflict']);
+    expect((await store.readStream(s)).length).toBe(1);
+    expect([await countOf(x.id), await countOf(y.id), await countOf(z.id)]).toEqual([1, 0, 0]);
+    expect(gx.consumed).toBe(true);
+    expect({ consumed: gz.consumed, claimed: gz.claimed }).toEqual({ consumed: false, claimed: false });
+    // Decided again, the third unit carries its guard again and is counted once.
+    expect(E.isRight(await store.append(s, [ev()], 0, { guard: gz }))).toBe(true);
+    expect(await countOf(z.id)).toBe(1);
+    expect(gz.consumed).toBe(true);
+  });
+
+  it('writes nothing of a chain whose first unit’s guard fails, and counts the units after it at most once', async () => {
+    const [x, y] = [await call(0), await call(0)];
+    const gx = x.guard({ jobRevision: 7 });
+    const gy = y.guard();
+    const s = `chain:${randomUUID()}`;
+    const answers = store.appendChain([
+      { stream: s, events: [ev()], expected: 'no_stream', guard: gx, rows: [await liveKey()] },
+      { stream: s, events: [ev()], expected: 0, guard: gy, rows: [await liveKey()] },
+    ]);
+    const outcome = await settled(answers);
+    expect(outcome[0]).toBe('GuardFailed');
+    expect(outcome[1]).toBe('conflict');
+    expect(await store.readStream(s)).toEqual([]);
+    // The second unit's guard was counted exactly when it is marked consumed, and never left claimed unspent.
+    expect(await countOf(y.id)).toBe(gy.consumed ? 1 : 0);
+    if (!gy.consumed) expect(gy.claimed).toBe(false);
+    expect(E.isRight(await store.append(s, [ev()], 'no_stream', { guard: gy }))).toBe(true);
+    expect(await countOf(y.id)).toBe(1);
+  });
+
+  it('commits no unit after one whose stream another writer moved by exactly its length, and counts none of their guards', async () => {
+    const [x, y] = [await call(0), await call(0)];
+    const [gx, gy] = [x.guard(), y.guard()];
+    const s = `chain:${randomUUID()}`;
+    await store.append(s, [ev()], 'no_stream');
+    await store.append(s, [ev()], 0);
+    const answers = store.appendChain([
+      { stream: s, events: [ev()], expected: 0, guard: gx, rows: [await liveKey()] },
+      { stream: s, events: [ev()], expected: 1, guard: gy, rows: [await liveKey()] },
+    ]);
+    expect(await settled(answers)).toEqual(['conflict', 'conflict']);
+    expect((await store.readStream(s)).length).toBe(2);
+    for (const [c, g] of [
+      [x, gx],
+      [y, gy],
+    ] as const) {
+      expect(await countOf(c.id)).toBe(g.consumed ? 1 : 0);
+      if (!g.consumed) expect(g.claimed).toBe(false);
+    }
   });
 });
