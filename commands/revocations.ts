@@ -11,7 +11,7 @@ import { tenantDecider, type TenantCommand } from '../domain/tenants/decide.ts';
 import type { BatchItem } from '../domain/tenants/events.ts';
 import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
 import { runningJobs } from '../queries/running-jobs.ts';
-import { handle, handleCommand } from './handle.ts';
+import { handle, handleCommand, stateCache } from './handle.ts';
 import { tenantFolded } from './tenant-fold.ts';
 import { randomUUID } from 'node:crypto';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
@@ -66,9 +66,11 @@ export const revocationCommands = (deps: {
 }) => {
   const { store, db, clock } = deps;
   // A tenant stream is folded whole in one linear fold (event by event, its maps are copied per event).
+  // Kept between batches too: a batch reads only what the tenant's stream gained since the last.
   const snapshot = tenantFolded(store);
+  const cache = stateCache<TenantState>(1_000);
   const onTenant = (tenant: string, command: TenantCommand, correlation: string | null = null) =>
-    handle(store, tenantStream(tenant), tenantDecider, command, { tenant, causation: randomUUID(), correlation }, { snapshot });
+    handle(store, tenantStream(tenant), tenantDecider, command, { tenant, causation: randomUUID(), correlation }, { snapshot, cache });
 
   /** The answer, its receipt carrying where it was logged (the event that holds it is at `at`; null: somewhere in the log already). */
   const logged = async (tenant: string, answer: BatchResult, at: number | null): Promise<BatchResult> =>

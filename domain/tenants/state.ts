@@ -84,7 +84,11 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
     case 'RevocationBatchApplied': {
       if (!state.exists) return state;
       const d = event.data;
-      const plugins = Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
+      // Most batches remove no plugin: the map is kept, not rebuilt (it grows with the tenant).
+      const plugins =
+        d.removed_plugins.length === 0
+          ? state.plugins
+          : Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
       const killed = d.items.flatMap((i) => (i.kind === 'kill_agent' ? [i.agent] : []));
       const keys = d.items.flatMap((i) => (i.kind === 'api_key_revoked' ? [i.key] : []));
       return {
