@@ -173,7 +173,18 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
           })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
         }, o.retentionIntervalMs)
       : null;
-  const files = fileCommands({ store, clock, blobs });
+  // Job states for a file read's label join and a result's threshold: the job commands' own (made below).
+  const files = fileCommands({ store, clock, blobs, jobs: (tenant, job) => jobs.folded(tenant, job) });
+  const jobs = jobCommands(
+    store,
+    clock,
+    macs,
+    (p) => runner.waitFor(p),
+    files.holds,
+    files,
+    snapshots ?? undefined,
+    (error) => o.logger?.error({ err: error }, 'job snapshot failed'),
+  );
   let url = '';
   const app = await buildServer(
     {
@@ -181,19 +192,10 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       db,
       runner,
       tenants: tenantCommands(store, clock),
-      jobs: jobCommands(
-        store,
-        clock,
-        macs,
-        (p) => runner.waitFor(p),
-        files.holds,
-        files,
-        snapshots ?? undefined,
-        (error) => o.logger?.error({ err: error }, 'job snapshot failed'),
-      ),
+      jobs,
       startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
       files,
-      results: resultCommands(files, store),
+      results: resultCommands(files, store, (tenant, job) => jobs.folded(tenant, job)),
       adminKey: o.adminKey,
       testClock: o.testClock ? (clock as TestClock) : null,
       relay: relayHealth,

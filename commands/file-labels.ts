@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { DomainEvent } from '../domain/events/registry.ts';
 import { jobDecider } from '../domain/jobs/decide.ts';
-import type { EventStore } from '../domain/ports/event-store.ts';
+import type { EventStore, ExpectedRevision } from '../domain/ports/event-store.ts';
+import type { JobState } from '../domain/jobs/state.ts';
 import { crossesWall } from '../domain/records/visibility.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { jobStream } from '../domain/shared/names.ts';
@@ -10,6 +11,9 @@ import { envelope } from './envelope.ts';
 import { loadState } from './handle.ts';
 
 const MAX_ATTEMPTS = 5;
+
+/** A job's state and the revision it was folded to. */
+export type JobLoader = (tenant: string, job: string) => Promise<{ readonly state: JobState; readonly revision: ExpectedRevision }>;
 
 /**
  * Reading a file joins its labels into the reading job (SPEC §13), by the records API's rule
@@ -23,10 +27,12 @@ export const joinFileLabels = async (
   ctx: CallContext,
   labels: readonly string[],
   now: number,
+  /** The job's state from the job commands' cache or snapshot; none: the job's stream is folded whole. */
+  folded: JobLoader = (tenant, job) => loadState(store, jobStream(tenant, job), jobDecider),
 ): Promise<E.Either<Refusal, number | null>> => {
   if (labels.length === 0) return E.right(null);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const { state, revision } = await loadState(store, jobStream(ctx.tenant, ctx.job), jobDecider);
+    const { state, revision } = await folded(ctx.tenant, ctx.job);
     const held = new Set(state.exists ? state.start.labels : ctx.labels);
     if (crossesWall(ctx.settings.label_walls, held, labels)) return E.left(refusal('withheld', {}));
     const fresh = labels.filter((l) => !held.has(l));

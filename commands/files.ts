@@ -8,7 +8,7 @@ import { fileRef, MAX_FILE_BYTES, shaOfRef, treeOf } from '../domain/files/ref.t
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import { handleCommand, loadState } from './handle.ts';
-import { joinFileLabels } from './file-labels.ts';
+import { joinFileLabels, type JobLoader } from './file-labels.ts';
 
 /** A file an admin start hands on: the tree it is found in, and whose key seals it there. */
 export interface HandSource {
@@ -24,7 +24,7 @@ export const filesStream = (tenant: string, tree: string) => `files:${tenant}:${
 const notFound = (): Refusal => refusal('not_found', {});
 
 /** Files between tools (SPEC §13): stored and read by the job tree the ticket names, never by the request. */
-export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock: Clock }) => ({
+export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock: Clock; jobs?: JobLoader }) => ({
   async put(ctx: CallContext, bytes: Uint8Array, correlationId?: string): Promise<E.Either<Refusal, { ref: string; size: number; position: number | null }>> {
     if (bytes.length > MAX_FILE_BYTES) return E.left(refusal('too_large', { limit: MAX_FILE_BYTES }));
     const sha256 = createHash('sha256').update(bytes).digest('hex');
@@ -118,7 +118,7 @@ export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock:
     const opened = await deps.blobs.open({ tenant: ctx.tenant, tree, sha256 });
     if (!opened) return E.left(notFound());
     const { state } = await loadState(deps.store, filesStream(ctx.tenant, tree), treeFilesDecider);
-    const joined = await joinFileLabels(deps.store, ctx, state.stored[sha256]?.labels ?? [], deps.clock.now());
+    const joined = await joinFileLabels(deps.store, ctx, state.stored[sha256]?.labels ?? [], deps.clock.now(), deps.jobs);
     return E.map((position: number | null) => ({ size: opened.size, chunks: () => opened.chunks(), joined: position }))(joined);
   },
 });

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ticketHash } from '../domain/shared/hash.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import { TamperedLog, type EventStore } from '../domain/ports/event-store.ts';
+import { TamperedLog, type EventStore, type ExpectedRevision } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
 import { envelopeView, jobView, liveCall, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
@@ -37,6 +37,12 @@ const existing = (h: Handled<JobState>): Existing => {
   if (!h.state.exists) throw new Error('job command succeeded without a job');
   return h.state;
 };
+
+/** A job's state as folded, and the revision it was folded to (for an append that expects it). */
+export interface JobFolded {
+  readonly state: JobState;
+  readonly revision: ExpectedRevision;
+}
 
 export interface MintedCall {
   readonly call: string;
@@ -187,6 +193,22 @@ export const jobCommands = (
   };
 
   return {
+    /**
+     * The job's state and the revision it is folded to, from this instance's cache or the job's
+     * MACed snapshot, caught up from the log: what a file read's label join and a result's
+     * threshold read, without replaying the job's whole stream each time.
+     */
+    folded(tenant: string, job: string): Promise<JobFolded> {
+      const stream = jobStream(tenant, job);
+      return inspect(
+        store,
+        stream,
+        jobDecider,
+        (state) => ({ state, revision: cache.get(stream)?.revision ?? 'no_stream' }),
+        options(tenant, stream),
+      ) as Promise<JobFolded>;
+    },
+
     async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {
       const id = job ?? randomUUID();
       const { state: tenantState } = await tenantLog(tenant);

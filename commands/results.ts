@@ -17,6 +17,7 @@ import {
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { FileCommands } from './files.ts';
+import type { JobLoader } from './file-labels.ts';
 import { loadState } from './handle.ts';
 import { jobDecider } from '../domain/jobs/decide.ts';
 import { jobStream } from '../domain/shared/names.ts';
@@ -32,13 +33,18 @@ export interface ReadRequest {
 }
 
 /** The threshold the call's job started with; a job started before thresholds existed has the default. */
-const thresholdOf = async (store: EventStore, ctx: CallContext): Promise<number | 'off'> => {
-  const { state } = await loadState(store, jobStream(ctx.tenant, ctx.job), jobDecider);
+const thresholdOf = async (jobs: JobLoader, ctx: CallContext): Promise<number | 'off'> => {
+  const { state } = await jobs(ctx.tenant, ctx.job);
   return state.exists && state.start.run === ctx.run ? (state.start.offload ?? DEFAULT_OFFLOAD_TOKENS) : DEFAULT_OFFLOAD_TOKENS;
 };
 
 /** Offloading results (SPEC §13): a result over the job's threshold is kept as a file of its tree. */
-export const resultCommands = (files: FileCommands, store: EventStore) => ({
+export const resultCommands = (
+  files: FileCommands,
+  store: EventStore,
+  /** The job's state from the job commands' cache or snapshot; none: the job's stream is folded whole. */
+  jobs: JobLoader = (tenant, job) => loadState(store, jobStream(tenant, job), jobDecider),
+) => ({
   async offload(
     ctx: CallContext,
     tool: string,
@@ -47,7 +53,7 @@ export const resultCommands = (files: FileCommands, store: EventStore) => ({
   ): Promise<E.Either<Refusal, { inline: true; position: null } | (OffloadStub & { position: number | null })>> {
     if (Buffer.byteLength(JSON.stringify(content) ?? 'null') > MAX_RESULT_BYTES) return E.left(refusal('result_too_large', { limit: MAX_RESULT_BYTES }));
     const form = resultForm(content);
-    const threshold = await thresholdOf(store, ctx);
+    const threshold = await thresholdOf(jobs, ctx);
     if (threshold === 'off' || readInline(form, threshold)) return E.right({ inline: true, position: null });
     const bytes = Buffer.from(form.text, 'utf8');
     // The stub first: whatever making it costs or refuses, nothing is stored for an answer never given.

@@ -5,7 +5,7 @@ import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
 import { eventRegistry } from '../domain/events/registry.ts';
 import { tenantStream } from '../domain/shared/names.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
-import type { TenantState } from '../domain/tenants/state.ts';
+import { foldTenant, type TenantState, type TenantStreamEvent } from '../domain/tenants/state.ts';
 
 /** How a revocation is named in a receipt, a stop's reasons and a refusal. */
 export const describeRevocation = (r: Revocation): string => {
@@ -35,18 +35,18 @@ export interface TenantLog {
  * but not including `before` (a global position; all of it when omitted).
  */
 export const tenantLog = async (store: EventStore, tenant: string, before = Number.POSITIVE_INFINITY): Promise<TenantLog> => {
-  let state = tenantDecider.initialState();
   const batches: { epoch: number; revocations: Revocation[] }[] = [];
+  const events: TenantStreamEvent[] = [];
   for (const r of await store.readStream(tenantStream(tenant))) {
     if (r.position >= before) break;
     assertUntampered(r);
     const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
     if (E.isLeft(decoded)) throw new Error(`tenant ${tenant} revision ${r.revision}: ${decoded.left}`);
-    const e = decoded.right as Parameters<typeof tenantDecider.evolve>[1];
-    state = tenantDecider.evolve(state, e);
+    const e = decoded.right as TenantStreamEvent;
+    events.push(e);
     if (e.type === 'RevocationBatchApplied') batches.push({ epoch: e.data.epoch, revocations: e.data.revocations });
   }
-  return { state, batches };
+  return { state: foldTenant(tenantDecider.initialState(), events), batches };
 };
 
 /**

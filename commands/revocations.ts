@@ -7,11 +7,13 @@ import { reaches } from '../domain/envelopes/reaches.ts';
 import { jobDecider } from '../domain/jobs/decide.ts';
 import { jobStream, tenantStream } from '../domain/shared/names.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
-import { tenantDecider } from '../domain/tenants/decide.ts';
+import { tenantDecider, type TenantCommand } from '../domain/tenants/decide.ts';
 import type { BatchItem } from '../domain/tenants/events.ts';
 import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
 import { runningJobs } from '../queries/running-jobs.ts';
-import { handleCommand } from './handle.ts';
+import { handle, handleCommand, stateCache } from './handle.ts';
+import { tenantFolded } from './tenant-fold.ts';
+import { randomUUID } from 'node:crypto';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
@@ -63,6 +65,12 @@ export const revocationCommands = (deps: {
   prove?: ProveLogged;
 }) => {
   const { store, db, clock } = deps;
+  // A tenant stream is folded whole in one linear fold (event by event, its maps are copied per event).
+  // Kept between batches too: a batch reads only what the tenant's stream gained since the last.
+  const snapshot = tenantFolded(store);
+  const cache = stateCache<TenantState>(1_000);
+  const onTenant = (tenant: string, command: TenantCommand, correlation: string | null = null) =>
+    handle(store, tenantStream(tenant), tenantDecider, command, { tenant, causation: randomUUID(), correlation }, { snapshot, cache });
 
   /** The answer, its receipt carrying where it was logged (the event that holds it is at `at`; null: somewhere in the log already). */
   const logged = async (tenant: string, answer: BatchResult, at: number | null): Promise<BatchResult> =>
@@ -94,7 +102,7 @@ export const revocationCommands = (deps: {
     // Jobs here run in this service: there is no remote carrier whose stop cannot be proven.
     const indeterminate: { carrier: string; reason: string }[] = [];
     const receipt = deps.receipts.sign({ kind: 'revocation_batch', tenant, epoch, revocations, stopped, indeterminate, issued_ms: now });
-    const issued = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'IssueReceipt', tenant, epoch, receipt, now }, { tenant });
+    const issued = await onTenant(tenant, { type: 'IssueReceipt', tenant, epoch, receipt, now });
     if (E.isLeft(issued)) throw new Error(`receipt of epoch ${epoch}: ${issued.left.error}`);
     // Another try of the same batch issued its receipt first: that one is the answer.
     const first = issued.right.events.length === 0 && issued.right.state.exists ? issued.right.state.receipts[epoch] : undefined;
@@ -121,13 +129,7 @@ export const revocationCommands = (deps: {
   return {
     async apply(tenant: string, items: readonly BatchItem[], requestId?: string): Promise<E.Either<Refusal, BatchResult>> {
       const now = clock.now();
-      const batch = await handleCommand(
-        store,
-        tenantStream(tenant),
-        tenantDecider,
-        { type: 'ApplyRevocations', tenant, items, request_id: requestId, now },
-        { tenant },
-      );
+      const batch = await onTenant(tenant, { type: 'ApplyRevocations', tenant, items, request_id: requestId, now });
       if (E.isLeft(batch)) return batch;
       const { state, events, position } = batch.right;
       if (events.length === 0 && requestId !== undefined && state.exists) return E.right(await earlier(tenant, state, requestId));
@@ -150,13 +152,7 @@ export const revocationCommands = (deps: {
       // reaches people the tenant does not list. (The read models first catch up with the log.)
       await deps.settle(await store.headPosition());
       const running_subjects = await runningSubjects(db, tenant);
-      const handled = await handleCommand(
-        store,
-        tenantStream(tenant),
-        tenantDecider,
-        { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now },
-        { ...ctx, tenant },
-      );
+      const handled = await onTenant(tenant, { type: 'ChangeTenantSettings', tenant, changes, running_subjects, now }, ctx.correlationId);
       if (E.isLeft(handled)) return handled;
       const { state, events, position } = handled.right;
       if (!state.exists) throw new Error('a settings change succeeded without a tenant');

@@ -8,6 +8,7 @@ import type { RecordScopeKind } from '../domain/tenants/events.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
 import { randomUUID } from 'node:crypto';
+import { tenantFolded } from './tenant-fold.ts';
 import { handle, stateCache, type CommandContext, type Handled } from './handle.ts';
 
 export interface PluginDeclaration {
@@ -32,6 +33,8 @@ const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number
 export const tenantCommands = (store: EventStore, clock: Clock) => {
   // Tenants kept folded between commands: an install reads only what the stream gained since.
   const cache = stateCache<TenantState>(1_000);
+  // A tenant not cached is folded whole in one linear fold, not event by event.
+  const snapshot = tenantFolded(store);
   const command = (tenant: string, c: TenantCommand, ctx: Ctx) =>
     handle(
       store,
@@ -39,7 +42,7 @@ export const tenantCommands = (store: EventStore, clock: Clock) => {
       tenantDecider,
       c,
       { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
-      { cache },
+      { cache, snapshot },
     );
   const run = async (tenant: string, c: TenantCommand, ctx: Ctx): Promise<E.Either<Refusal, ReturnType<typeof viewOf>>> =>
     E.map(viewOf)(await command(tenant, c, ctx));

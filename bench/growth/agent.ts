@@ -38,7 +38,8 @@ export const benchAgentGrowth = async (url: string, sizes: readonly number[], wi
   let filled = 0;
   try {
     for (const n of sizes) {
-      const target = n - window;
+      // The agent holds n records after this size's window and cold put (10,000 is the cap).
+      const target = n - window - 1 - puts.length;
       let next = filled;
       await Promise.all(
         Array.from({ length: 8 }, async () => {

@@ -7,7 +7,7 @@ import type { JobEvent } from './events.ts';
 import type { JobStreamEvent } from './state.ts';
 import { purposeOfInput } from './purpose.ts';
 import { callScope, startScopes } from './scopes.ts';
-import { evolveJob, initialJobState, jobView, liveCall, type JobState } from './state.ts';
+import { evolveJob, initialJobState, jobView, liveCall, type CallState, type JobState } from './state.ts';
 import { keyedGet, keyedHas, keyedValues } from './keyed.ts';
 import { DEFAULT_LEVEL, chainVerifies, constraintsDigest, macInput, type Block, type SignedBlock } from '../envelopes/block.ts';
 import { narrowBlock } from '../envelopes/narrow.ts';
@@ -400,13 +400,19 @@ const endCall = (c: Extract<JobCommand, { type: 'EndCall' }>, s: JobState): Deci
   return E.right([{ type: 'CallEnded', data: { tenant: s.start.tenant, job: s.start.job, call: c.call, reason: 'ended', ended_ms: c.now } }]);
 };
 
+/** Live calls in the order they were stepped (the map keeps them in hash order). */
+const byStep = (calls: readonly CallState[]) => [...calls].sort((a, b) => a.step - b.step || (a.call < b.call ? -1 : a.call > b.call ? 1 : 0));
+
 /** Ending a job kills every ticket it still holds: tickets never outlive their job. */
 const endJob = (c: Extract<JobCommand, { type: 'EndJob' }>, s: JobState): Decision => {
   if (!s.exists) return E.left(notFound('job'));
   if (s.status !== 'running') return E.right([]);
   const { tenant, job, run } = s.start;
   return E.right([
-    ...keyedValues(s.calls).map((call): JobEvent => ({ type: 'CallEnded', data: { tenant, job, call: call.call, reason: 'job_ended', ended_ms: c.now } })),
+    ...byStep(keyedValues(s.calls)).map((call): JobEvent => ({
+      type: 'CallEnded',
+      data: { tenant, job, call: call.call, reason: 'job_ended', ended_ms: c.now },
+    })),
     { type: 'JobEnded', data: { tenant, job, run, ended_ms: c.now } },
   ]);
 };

@@ -1,14 +1,15 @@
 import type { JobState } from './state.ts';
-import type { Keyed } from './keyed.ts';
+import { isKeyedShape } from './keyed.ts';
 
 /**
  * A job's state as snapshot text, MACed under the tenant's envelope key: the fence trusts a
  * job's state only as the log holds it, and a snapshot row is as easy to edit with SQL as a
  * read model, so a snapshot whose MAC does not hold is ignored (the stream is replayed).
- * Format 1: the state as it is (its maps are plain objects in buckets), and for the fence's
- * own snapshots the revisions of the current run's blocks and their marks when folded.
+ * Format 2: the state as it is (its maps are tries of arrays; format 1 held objects of buckets
+ * and is replayed instead), and for the fence's own snapshots the revisions of the current
+ * run's blocks and their marks when folded.
  */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** What the MAC covers: the format, the stream, the revision and the text, so no snapshot moves to another stream or revision. */
 const macInput = (stream: string, revision: number, text: string) => `job-snapshot|${FORMAT}|${stream}|${revision}|${text}`;
@@ -26,7 +27,6 @@ export const packJob = (snapshot: JobSnapshot, stream: string, revision: number,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isKeyed = (v: unknown): v is Keyed<unknown> => isObject(v) && typeof v.size === 'number' && isObject(v.buckets);
 
 /** The state a snapshot holds, or null: another format, a MAC that does not hold, a shape this build does not read. */
 export const unpackJob = (packed: string, stream: string, revision: number, mac: (input: string) => string): JobSnapshot | null => {
@@ -44,9 +44,9 @@ export const unpackJob = (packed: string, stream: string, revision: number, mac:
   if (state.exists === false) return { state: { exists: false }, ...fence };
   const shaped =
     state.exists === true &&
-    isKeyed(state.calls) &&
-    isKeyed(state.ended) &&
-    isKeyed(state.steps) &&
+    isKeyedShape(state.calls) &&
+    isKeyedShape(state.ended) &&
+    isKeyedShape(state.steps) &&
     typeof state.last_step === 'number' &&
     Array.isArray(state.chain) &&
     isObject(state.start);

@@ -77,14 +77,18 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
       return {
         ...state,
         plugins: { ...state.plugins, [name]: plugin },
-        install_gens: { ...state.install_gens, [name]: Math.max(install_gen, state.install_gens[name] ?? 0) },
+        install_gens: { ...state.install_gens, [name]: Math.max(install_gen, Object.hasOwn(state.install_gens, name) ? state.install_gens[name]! : 0) },
         requests: request_id === undefined ? state.requests : { ...state.requests, [request_id]: { kind: 'plugin', plugin, digest: installDigest(plugin) } },
       };
     }
     case 'RevocationBatchApplied': {
       if (!state.exists) return state;
       const d = event.data;
-      const plugins = Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
+      // Most batches remove no plugin: the map is kept, not rebuilt (it grows with the tenant).
+      const plugins =
+        d.removed_plugins.length === 0
+          ? state.plugins
+          : Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
       const killed = d.items.flatMap((i) => (i.kind === 'kill_agent' ? [i.agent] : []));
       const keys = d.items.flatMap((i) => (i.kind === 'api_key_revoked' ? [i.key] : []));
       return {
@@ -124,6 +128,55 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
     case 'SubjectKeyShredded':
       return state.exists ? { ...state, pending_erasures: state.pending_erasures.filter((s) => s !== event.data.data_subject) } : state;
   }
+};
+
+type Existing = Extract<TenantState, { exists: true }>;
+
+/**
+ * `evolveTenant` over many events at once, linear in them: the maps that grow with the stream
+ * (plugins, install generations, answered requests, holds) are copied once per fold and then
+ * written in place, where one event at a time copies each whole map (5,000 installs folded
+ * one by one copied 12.5 million entries). Only the final state leaves the fold; the state
+ * passed in is never written to.
+ */
+export const foldTenant = (from: TenantState, events: Iterable<TenantStreamEvent>): TenantState => {
+  const owned = new Set<object>();
+  const writable = <T extends object>(m: T): T => {
+    if (owned.has(m)) return m;
+    const copy = { ...m };
+    owned.add(copy);
+    return copy;
+  };
+  // Defined, not assigned: a key named like a prototype property stays a plain entry.
+  const put = (m: object, key: string, value: unknown) => Object.defineProperty(m, key, { value, writable: true, enumerable: true, configurable: true });
+  let state = from;
+  for (const event of events) {
+    if (!state.exists) {
+      state = evolveTenant(state, event);
+      continue;
+    }
+    const s: Existing = state;
+    if (event.type === 'PluginInstalled') {
+      const { name, install_gen, scopes, functions, agents, startup, request_id } = event.data;
+      const plugin = { name, install_gen, scopes, functions, agents, startup };
+      const plugins = writable(s.plugins);
+      const gens = writable(s.install_gens);
+      put(plugins, name, plugin);
+      put(gens, name, Math.max(install_gen, Object.hasOwn(s.install_gens, name) ? s.install_gens[name]! : 0));
+      let requests = s.requests;
+      if (request_id !== undefined) {
+        const w = writable(s.requests);
+        put(w, request_id, { kind: 'plugin', plugin, digest: installDigest(plugin) });
+        requests = w;
+      }
+      state = { ...s, plugins, install_gens: gens, requests };
+    } else if (event.type === 'HoldPlaced') {
+      const holds = writable(s.holds);
+      put(holds, event.data.hold, { selector: event.data.selector, reason: event.data.reason });
+      state = { ...s, holds };
+    } else state = evolveTenant(s, event);
+  }
+  return state;
 };
 
 /** The view of a tenant an admin caller gets back. */
