@@ -15,7 +15,7 @@ import {
 } from '../domain/ports/event-store.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { envelope, type Cause } from './envelope.ts';
-import { backoff } from './exclusive.ts';
+import { backoff } from './backoff.ts';
 import { streamQueues, type Batchable, type StreamQueues, type Waiting } from './stream-queue.ts';
 import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
 import type { KeyWork } from '../domain/ports/append-rows.ts';
