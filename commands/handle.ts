@@ -103,7 +103,12 @@ export const stateCache = <S>(capacity: number): StateCache<S> => {
   };
 };
 
-const MAX_ATTEMPTS = 50;
+/**
+ * How long commands are decided again while other instances keep moving their stream before
+ * they are answered `unavailable` (each round some other writer committed, so the store makes
+ * progress; only these commands did not).
+ */
+const CONTENDED_FOR_MS = 10_000;
 const shared = streamQueues();
 
 const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
@@ -166,6 +171,8 @@ export interface HandlerOptions<Ev, S, C = unknown> {
    * else the command is decided again.
    */
   readonly conditions?: (command: C) => AppendConditions | undefined;
+  /** How long a command is decided again while other writers keep moving its stream (default 10 s), then refused `unavailable`. */
+  readonly contendedForMs?: number;
   /** Called under the stream's lock after a successful append, with the state it left (to take snapshots). */
   readonly appended?: (stream: string, folded: Readonly<Folded<S>>) => void;
 }
@@ -339,9 +346,10 @@ const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<
   const { store, stream, aggregate, options } = entries[0]!.item;
   const codec = options.codec ?? registryCodec<Ev>(stream);
   let waiting = entries;
+  const giveUpAt = Date.now() + (options.contendedForMs ?? CONTENDED_FOR_MS);
   for (let attempt = 1; waiting.length > 0; attempt++) {
-    if (attempt > MAX_ATTEMPTS) {
-      for (const e of waiting) e.reject(new Error(`stream ${stream}: still conflicting after ${MAX_ATTEMPTS} attempts`));
+    if (attempt > 1 && Date.now() > giveUpAt) {
+      for (const e of waiting) e.resolve(E.left(outrun(options.contendedForMs ?? CONTENDED_FOR_MS)));
       return;
     }
     // First attempt on a cached state: decided without reading the stream (optimistic). An
@@ -376,6 +384,12 @@ const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<
     if (waiting.length > 0 && conflicted && !optimistic) await backoff(attempt);
   }
 };
+
+/** The answer to commands other writers kept outrunning: nothing of them was written. */
+const outrun = (ms: number) =>
+  refusal('unavailable', {
+    reason: `other writers kept changing what this request writes for ${ms / 1000} s, so it was decided again each time and nothing of it was written; retry the same request`,
+  });
 
 /** One batch kind per aggregate and options: only commands of one kind are decided together. */
 const kinds = new WeakMap<object, WeakMap<object, Batchable<Queued<never, never, never>, Outcome<never, never>>>>();

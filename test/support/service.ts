@@ -4,6 +4,7 @@ import { newAuditKey } from '../../adapters/keys/audit-key.ts';
 import type { KeyObject } from 'node:crypto';
 import type { NoteKey } from '../../domain/audit/note.ts';
 import { freshDatabase } from './database.ts';
+import pino from 'pino';
 import type { KafkaSettings } from '../../adapters/bus/kafka/client.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
@@ -47,6 +48,8 @@ export const startTestService = async (
     ...(options.logOrigin !== undefined ? { logOrigin: options.logOrigin } : {}),
     ...(options.witnesses ? { witnesses: options.witnesses } : {}),
     port: 0,
+    // CUSTODIAN_TEST_LOG=error (or another pino level) shows the instances' logs when a test is looked into.
+    ...(process.env.CUSTODIAN_TEST_LOG ? { logger: pino({ level: process.env.CUSTODIAN_TEST_LOG }, pino.destination(2)) } : {}),
     testClock: options.testClock ?? false,
     ...(options.kafka ? { kafka: options.kafka } : {}),
   });
