@@ -82,7 +82,7 @@ const seconds = (performance.now() - started) / 1000;
 const pgMs = postgresCpuMs('profile') - pgBefore;
 const client = process.cpuUsage(clientBefore);
 child.send('stop');
-const { cpuMs } = await message<{ cpuMs: number }>();
+const { cpuMs, statements } = await message<{ cpuMs: number; statements: [string, number][] }>();
 const done = perClient * CLIENTS;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
@@ -93,6 +93,9 @@ console.log(
 console.log(
   `  CPU per op: service ${(cpuMs / done).toFixed(2)} ms, PostgreSQL backends ${Number.isNaN(pgMs) ? 'n/a' : (pgMs / done).toFixed(2)} ms, clients ${((client.user + client.system) / 1000 / done).toFixed(2)} ms`,
 );
+const total = statements.reduce((n, [, c]) => n + c, 0);
+console.log(`  statements per op: ${(total / done).toFixed(2)}`);
+for (const [text, n] of statements.slice(0, 12)) console.log(`    ${(n / done).toFixed(2)}  ${text}`);
 await new Promise((resolve) => child.once('exit', resolve));
 agent.destroy();
 await server.stop();

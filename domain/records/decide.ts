@@ -103,7 +103,9 @@ const checkCaps = (s: ScopeState, c: PutRecord, ends_at: number): Refusal | null
     return refusal('full', { cap: 'records', limit: c.settings.caps.records });
   if (bytesAfter > s.bytes && bytesAfter - expired.bytes > c.settings.caps.bytes) return refusal('full', { cap: 'bytes', limit: c.settings.caps.bytes });
   const liveAfter = countsAfter && !c.closed && ends_at > c.now;
-  if (liveAfter && !isLive(before, c.now) && liveCount(s, c.now) >= MAX_LIVE_PER_SCOPE) return refusal('full', { cap: 'records', limit: MAX_LIVE_PER_SCOPE });
+  // The live records are some of the scope's records: with fewer than the bound held, no scan can reach it.
+  if (liveAfter && !isLive(before, c.now) && s.records.size >= MAX_LIVE_PER_SCOPE && liveCount(s, c.now) >= MAX_LIVE_PER_SCOPE)
+    return refusal('full', { cap: 'records', limit: MAX_LIVE_PER_SCOPE });
   return null;
 };
 

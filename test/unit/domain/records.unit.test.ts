@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { decidePut, type PutRecord } from '../../../domain/records/decide.ts';
-import { DAY_MS } from '../../../domain/records/rules.ts';
+import { DAY_MS, MAX_LIVE_PER_SCOPE } from '../../../domain/records/rules.ts';
 import { countsUnderCaps, evolveScope, initialScopeState, newest, type OpenedRecordEvent, type ScopeState } from '../../../domain/records/state.ts';
 import { crossesWall, mayRead } from '../../../domain/records/visibility.ts';
 import { specify } from '../../support/decider.ts';
@@ -131,6 +131,38 @@ describe('records decider: checks 5–12 in order', () => {
     const lowered = settings({ caps: { records: 1, bytes: 100 } });
     s.when(put({ key: 'a', expect: 1, body_bytes: 50, settings: lowered })).accepted();
     s.when(put({ key: 'c', settings: lowered })).then({ error: 'full', cap: 'records', limit: 1 });
+  });
+});
+
+describe('records decider: the fixed bound on live records in a scope (check 12)', () => {
+  const roomy = settings({ caps: { records: 1_000_000, bytes: 1 << 30 } });
+  /** A scope holding `n` records written one by one, the first `ended` of them past their end. */
+  const scopeOf = (n: number, ended = 0) => {
+    const state = initialScopeState();
+    for (let i = 0; i < n; i++) {
+      const at = i < ended ? NOW - 2 * DAY_MS : NOW;
+      const [event] = E.getOrElseW(() => [])(decidePut(put({ key: `r${i}`, settings: roomy, now: at, ends_at: at + DAY_MS }), state));
+      evolveScope(state, event!);
+    }
+    return state;
+  };
+
+  it('given a scope of exactly the bound of live records, when a new record is put, then it is refused full', () => {
+    expect(decidePut(put({ key: 'one-more', settings: roomy }), scopeOf(MAX_LIVE_PER_SCOPE))).toEqual(
+      E.left({ error: 'full', cap: 'records', limit: MAX_LIVE_PER_SCOPE }),
+    );
+  });
+
+  it('given a scope of the bound of records, one of them ended, when a new record is put, then it is written', () => {
+    expect(E.isRight(decidePut(put({ key: 'one-more', settings: roomy }), scopeOf(MAX_LIVE_PER_SCOPE, 1)))).toBe(true);
+  });
+
+  it('given a scope one record under the bound, when a new record is put, then it is written (and the next is refused)', () => {
+    const state = scopeOf(MAX_LIVE_PER_SCOPE - 1);
+    const written = decidePut(put({ key: 'last', settings: roomy }), state);
+    expect(E.isRight(written)).toBe(true);
+    evolveScope(state, (written as E.Right<readonly OpenedRecordEvent[]>).right[0]!);
+    expect(decidePut(put({ key: 'over', settings: roomy }), state)).toEqual(E.left({ error: 'full', cap: 'records', limit: MAX_LIVE_PER_SCOPE }));
   });
 });
 
