@@ -3,7 +3,7 @@ import { callsProjection } from './calls.ts';
 import { dedupeDigestsProjection } from './dedupe-digests.ts';
 import { jobsProjection } from './jobs.ts';
 import type { Projection } from './projection.ts';
-import { applyRecordsBatch, recordsProjection } from './records.ts';
+import { applyRecordsBatch, recordsFragments, recordsProjection } from './records.ts';
 import { revocationsProjection } from './revocations.ts';
 import { retentionProjection } from './retention.ts';
 import { createAuditProjection } from './audit.ts';
@@ -19,6 +19,7 @@ const records: Projection = {
   ...recordsProjection,
   canHandle: ['RecordVersionWritten', 'RecordRemoved'],
   applyBatch: (sql, items) => applyRecordsBatch(sql, items),
+  fragments: async (items) => recordsFragments(items),
 };
 const calls: Projection = { ...callsProjection, canHandle: ['CallMinted', 'CallEnded'] };
 

@@ -1,6 +1,7 @@
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Applicable, Projection } from './projection.ts';
 import { inRuns } from './runs.ts';
+import { fused, type Fragment } from './fragments.ts';
 
 /**
  * Record versions and the list index (the newest version of each record), plus the request
@@ -92,74 +93,92 @@ export const recordsProjection: Projection = {
   },
 };
 
+type Written = Extract<Applicable['event'], { type: 'RecordVersionWritten' }>['data'];
+
+/**
+ * A run of RecordVersionWritten as one fragment over one JSON parameter, parsed once into a
+ * materialized CTE that feeds the three tables (each its own data-modifying CTE): every version,
+ * each record's last version of the run in the list index, the request keys (the first use of a
+ * key wins, as one by one). A put's transaction pays no round trip of its own for them.
+ */
+const versionsWritten = (all: readonly Written[]): Fragment => {
+  // Each record's last row in the run: the one one-by-one upserts would leave in the list index.
+  const lastOf = new Map<string, number>();
+  all.forEach((d, i) => lastOf.set(`${d.tenant}\u0000${d.plugin}\u0000${d.scope}\u0000${d.key}`, i));
+  const last = new Set(lastOf.values());
+  return {
+    ctes: [
+      `records_input AS MATERIALIZED (
+         SELECT * FROM json_to_recordset($1::json) AS x(n int, last boolean, tenant text, plugin text, scope text, key text, version int,
+           body jsonb, body_bytes int, kind text, state text, supersedes text, ends_at bigint, subject_kind text, closed boolean, purpose text,
+           labels jsonb, created_ms bigint, writer_job text, writer_agent text, writer_plugin text, writer_tainted boolean, data_subject text,
+           request_key text))`,
+      `records_versions AS (
+         INSERT INTO rm_record_versions (tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at,
+           subject_kind, closed, purpose, labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject)
+         SELECT tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at, subject_kind, closed, purpose,
+           labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject
+         FROM records_input)`,
+      `records_index AS (
+         INSERT INTO rm_records (tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms)
+         SELECT tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms FROM records_input WHERE last
+         ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, state = EXCLUDED.state,
+           closed = EXCLUDED.closed, ends_at = EXCLUDED.ends_at, purpose = EXCLUDED.purpose, subject_kind = EXCLUDED.subject_kind,
+           created_ms = EXCLUDED.created_ms)`,
+    ],
+    text: `INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version)
+       SELECT tenant, request_key, plugin, scope, key, version FROM records_input ORDER BY n ON CONFLICT DO NOTHING`,
+    params: [
+      JSON.stringify(
+        all.map((d, n) => ({
+          n,
+          last: last.has(n),
+          tenant: d.tenant,
+          plugin: d.plugin,
+          scope: d.scope,
+          key: d.key,
+          version: d.version,
+          body: d.body,
+          body_bytes: d.body_bytes,
+          kind: d.kind,
+          state: d.state,
+          supersedes: d.supersedes,
+          ends_at: d.ends_at,
+          subject_kind: d.subject_kind,
+          closed: d.closed,
+          purpose: d.purpose,
+          labels: d.labels,
+          created_ms: d.created_ms,
+          writer_job: d.writer.job,
+          writer_agent: d.writer.agent,
+          writer_plugin: d.writer.plugin,
+          writer_tainted: d.writer.tainted,
+          data_subject: d.data_subject,
+          request_key: d.request_key,
+        })),
+      ),
+    ],
+  };
+};
+
+/** A batch of writes only (puts') as one fragment, sent with the other inline models'; null for anything else (then `applyRecordsBatch`). */
+export const recordsFragments = (items: readonly Applicable[]): readonly Fragment[] | null => {
+  const written = items.flatMap(({ event }) => (event.type === 'RecordVersionWritten' ? [event.data] : []));
+  return written.length === items.length ? [versionsWritten(written)] : null;
+};
+
 /**
  * The same model written set-based, for the runner, the inline path and rebuilds (`apply`
- * stays the one-event path): a run of RecordVersionWritten is one statement over one JSON
- * parameter, parsed once into a materialized CTE that feeds the three tables — every version,
- * each record's last version of the run in the list index, the request keys (the first use of
- * a key wins, as one by one) — and a RecordRemoved ends the run and deletes as `apply` does.
+ * stays the one-event path): each run of RecordVersionWritten is one statement
+ * (`versionsWritten`), and a RecordRemoved ends the run and deletes as `apply` does.
  */
 export const applyRecordsBatch = async (sql: Sql, items: readonly Applicable[]) => {
   await inRuns(
     items,
     ({ event }) => (event.type === 'RecordVersionWritten' ? event.data : null),
     async (all) => {
-      // Each record's last row in the run: the one one-by-one upserts would leave in the list index.
-      const lastOf = new Map<string, number>();
-      all.forEach((d, i) => lastOf.set(`${d.tenant}\u0000${d.plugin}\u0000${d.scope}\u0000${d.key}`, i));
-      const last = new Set(lastOf.values());
-      // One statement for the three tables (each its own data-modifying CTE): a put's transaction pays one round trip, not three.
-      await sql.query(
-        `WITH input AS MATERIALIZED (
-           SELECT * FROM json_to_recordset($1::json) AS x(n int, last boolean, tenant text, plugin text, scope text, key text, version int,
-             body jsonb, body_bytes int, kind text, state text, supersedes text, ends_at bigint, subject_kind text, closed boolean, purpose text,
-             labels jsonb, created_ms bigint, writer_job text, writer_agent text, writer_plugin text, writer_tainted boolean, data_subject text,
-             request_key text)),
-         versions AS (
-           INSERT INTO rm_record_versions (tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at,
-             subject_kind, closed, purpose, labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject)
-           SELECT tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at, subject_kind, closed, purpose,
-             labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject
-           FROM input),
-         records AS (
-           INSERT INTO rm_records (tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms)
-           SELECT tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms FROM input WHERE last
-           ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, state = EXCLUDED.state,
-             closed = EXCLUDED.closed, ends_at = EXCLUDED.ends_at, purpose = EXCLUDED.purpose, subject_kind = EXCLUDED.subject_kind,
-             created_ms = EXCLUDED.created_ms)
-         INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version)
-         SELECT tenant, request_key, plugin, scope, key, version FROM input ORDER BY n ON CONFLICT DO NOTHING`,
-        [
-          JSON.stringify(
-            all.map((d, n) => ({
-              n,
-              last: last.has(n),
-              tenant: d.tenant,
-              plugin: d.plugin,
-              scope: d.scope,
-              key: d.key,
-              version: d.version,
-              body: d.body,
-              body_bytes: d.body_bytes,
-              kind: d.kind,
-              state: d.state,
-              supersedes: d.supersedes,
-              ends_at: d.ends_at,
-              subject_kind: d.subject_kind,
-              closed: d.closed,
-              purpose: d.purpose,
-              labels: d.labels,
-              created_ms: d.created_ms,
-              writer_job: d.writer.job,
-              writer_agent: d.writer.agent,
-              writer_plugin: d.writer.plugin,
-              writer_tainted: d.writer.tainted,
-              data_subject: d.data_subject,
-              request_key: d.request_key,
-            })),
-          ),
-        ],
-      );
+      const { text, params } = fused([versionsWritten(all)]);
+      await sql.query(text, params);
     },
     ({ event, recorded }) => recordsProjection.apply(sql, event, recorded),
   );
