@@ -25,7 +25,10 @@ process.on('message', (m) => {
   }
   if (m === 'stop') {
     const used = process.cpuUsage(start);
-    process.send!({ cpuMs: (used.user + used.system) / 1000, statements: [...sent].sort((a, b) => b[1] - a[1]) }, () => void svc.close().then(() => process.exit(0)));
+    process.send!(
+      { cpuMs: (used.user + used.system) / 1000, statements: [...sent].sort((a, b) => b[1] - a[1]) },
+      () => void svc.close().then(() => process.exit(0)),
+    );
   }
 });
 process.send!({ url: svc.url });
