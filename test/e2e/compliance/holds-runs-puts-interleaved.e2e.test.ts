@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../../support/service.ts';
 /**
  * Holds, runs and puts never race: random interleavings of puts, legal holds, releases,
  * erasures and retention runs on two instances of one database, each run in a world of its
- * own (its own subjects and scopes), checked after every run:
+ * own (its own tenant, subjects and scopes), checked after every run:
  * - no record a hold selects is removed after the hold was answered (until it is released);
  * - every put answered 200 is readable afterwards, or its record was removed after it;
  * - an erasure that says `complete: true` left nothing of its subject live that was written
@@ -19,15 +19,48 @@ let a: TestService;
 let b: TestService;
 let world = 0;
 
+/**
+ * World w's tenant. A tenant of its own per world, not one for all of them: holds a run leaves
+ * in place and erasures they defer stay in their tenant for good, so in a shared tenant every
+ * later release resumed, and every retention run judged again, the leftovers of all earlier
+ * worlds — work that grew with each run and that no check of a later run looks at.
+ */
+const tenantOf = (w: number) => `acme${w}`;
+const createTenant = async (w: number) => {
+  const t = tenantOf(w);
+  const created = await a.admin('POST', '/v1/tenants', {
+    id: t,
+    settings: {
+      retention_days: 1,
+      person_memory: [{ agent: 'scribe', purpose: 'routine:r' }],
+      person_shared_scopes: SCOPES.map((s) => `${s}${w}`),
+    },
+  });
+  if (created.status !== 201) throw new Error(`tenant ${t}: ${created.status} ${JSON.stringify(created.body)}`);
+  const installed = await a.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] });
+  if (installed.status !== 201) throw new Error(`plugin of ${t}: ${installed.status} ${JSON.stringify(installed.body)}`);
+};
+/** The worlds' tenants made up front, a few at a time; a world past them (fast-check shrinking) makes its own. */
+const ready = new Set<number>();
+const tenantFor = async (w: number) => {
+  if (!ready.has(w)) {
+    await createTenant(w);
+    ready.add(w);
+  }
+  return tenantOf(w);
+};
+
 beforeAll(async () => {
   a = await startTestService({ testClock: true });
   b = await startTestService({ shareWith: a, testClock: true });
-  const scopes = Array.from({ length: RUNS + 10 }, (_, i) => SCOPES.map((s) => `${s}${i}`)).flat();
-  await a.admin('POST', '/v1/tenants', {
-    id: 'acme',
-    settings: { retention_days: 1, person_memory: [{ agent: 'scribe', purpose: 'routine:r' }], person_shared_scopes: scopes },
-  });
-  await a.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
+  let next = 0;
+  const maker = async (): Promise<void> => {
+    const w = next++;
+    if (w >= RUNS) return;
+    await tenantFor(w);
+    return maker();
+  };
+  await Promise.all(Array.from({ length: 4 }, maker));
 }, 300_000);
 afterAll(async () => {
   await b?.stop();
@@ -60,12 +93,17 @@ interface Answer {
   scope?: string;
 }
 
-const positionsOf = async (type: string, where: string, params: unknown[]) =>
+/**
+ * Events of `type` matching `where`, at positions after `after`: a run passes the log's last
+ * position before it began, so only its own part of the log is read (every event of its world
+ * is appended after that, at a higher position) — not all the earlier worlds' too, again.
+ */
+const positionsOf = async (after: number, type: string, where: string, params: unknown[]) =>
   (
-    await a.pool.query<{ p: string; data: any }>(`SELECT position::text AS p, data FROM custodian_events WHERE type = $1 AND ${where} ORDER BY position`, [
-      type,
-      ...params,
-    ])
+    await a.pool.query<{ p: string; data: any }>(
+      `SELECT position::text AS p, data FROM custodian_events WHERE position > $2 AND type = $1 AND ${where} ORDER BY position`,
+      [type, after, ...params],
+    )
   ).rows.map((r) => ({ position: Number(r.p), data: r.data }));
 
 describe('holds, runs and puts on two instances, interleaved at random', () => {
@@ -77,13 +115,15 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
         fc.boolean(),
         async (seed, racing, release) => {
           const w = world++;
+          const tenant = await tenantFor(w);
+          const from = await a.lastPosition();
           const svc = [a, b];
           const subjects = [`user:w${w}s0`, `user:w${w}s1`];
           const scopes = SCOPES.map((s) => `${s}${w}`);
           const now = (await a.admin('POST', '/v1/_clock', { advance_ms: 0 })).body.now_ms as number;
           const callers = await Promise.all(
             [0, 1].flatMap((i) =>
-              subjects.map((data_subject) => caller(svc[i]!, 'acme', { purpose: 'routine:r', data_subject, start: { timeout_ms: 365 * DAY } })),
+              subjects.map((data_subject) => caller(svc[i]!, tenant, { purpose: 'routine:r', data_subject, start: { timeout_ms: 365 * DAY } })),
             ),
           );
           const writer = (instance: 0 | 1, subject: 0 | 1) => callers[instance * 2 + subject]!;
@@ -111,12 +151,12 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
               }
               case 'hold': {
                 const selector = o.by === 'scope' ? { scope: scopes[o.target]! } : { data_subject: subjects[o.target % 2]! };
-                return { op: o, ...(await admin('POST', '/v1/tenants/acme/holds', { selector, reason: 'litigation' })) };
+                return { op: o, ...(await admin('POST', `/v1/tenants/${tenant}/holds`, { selector, reason: 'litigation' })) };
               }
               case 'erase':
-                return { op: o, ...(await admin('POST', '/v1/tenants/acme/erasures', { data_subject: subjects[o.subject]! })) };
+                return { op: o, ...(await admin('POST', `/v1/tenants/${tenant}/erasures`, { data_subject: subjects[o.subject]! })) };
               case 'retention':
-                return { op: o, ...(await admin('POST', '/v1/tenants/acme/retention/run')) };
+                return { op: o, ...(await admin('POST', `/v1/tenants/${tenant}/retention/run`)) };
             }
           };
           const answers: Answer[] = [];
@@ -129,16 +169,16 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
           const holds = answers
             .filter((r) => r.op.kind === 'hold' && r.status < 300)
             .map((r) => r.body.hold as { id: string; selector: Record<string, string> });
-          if (release) for (const h of holds) await a.admin('DELETE', `/v1/tenants/acme/holds/${h.id}`);
+          if (release) for (const h of holds) await a.admin('DELETE', `/v1/tenants/${tenant}/holds/${h.id}`);
 
           // Removals of this world's records, and where each hold and release stands in the log.
-          const removed = await positionsOf('RecordRemoved', `data->>'scope' = ANY($2)`, [scopes]);
-          const writes = await positionsOf('RecordVersionWritten', `data->>'scope' = ANY($2)`, [scopes]);
+          const removed = await positionsOf(from, 'RecordRemoved', `data->>'scope' = ANY($3)`, [scopes]);
+          const writes = await positionsOf(from, 'RecordVersionWritten', `data->>'scope' = ANY($3)`, [scopes]);
           const subjectsOf = (scope: string, key: string, before: number) =>
             new Set(writes.filter((x) => x.data.scope === scope && x.data.key === key && x.position < before).map((x) => x.data.data_subject as string));
           for (const h of holds) {
-            const [placed] = await positionsOf('HoldPlaced', `data->>'hold' = $2`, [h.id]);
-            const [lifted] = await positionsOf('HoldReleased', `data->>'hold' = $2`, [h.id]);
+            const [placed] = await positionsOf(from, 'HoldPlaced', `data->>'hold' = $3`, [h.id]);
+            const [lifted] = await positionsOf(from, 'HoldReleased', `data->>'hold' = $3`, [h.id]);
             for (const r of removed) {
               if (r.position < placed!.position || (lifted && r.position > lifted.position)) continue;
               const selected =
@@ -149,7 +189,7 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
             }
           }
           // Every acknowledged put: readable now, or its record removed after it was written.
-          const reader = await caller(a, 'acme', { purpose: 'routine:r' });
+          const reader = await caller(a, tenant, { purpose: 'routine:r' });
           for (const r of answers.filter((x) => x.op.kind === 'put' && x.status === 200)) {
             const [written] = writes.filter((x) => x.data.scope === r.scope && x.data.key === r.key && x.data.version === r.body.version);
             expect(written, `put ${r.scope}#${r.key} v${r.body.version} is in the log`).toBeDefined();
@@ -185,10 +225,10 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
           // A complete erasure left nothing of its subject written before it was asked for.
           for (const e of answers.filter((x) => x.op.kind === 'erase' && x.status < 300 && x.body.receipt?.complete === true)) {
             const subject = subjects[(e.op as { subject: number }).subject]!;
-            const asked = (await positionsOf('ErasureRequested', `data->>'data_subject' = $2`, [subject])).map((x) => x.position);
+            const asked = (await positionsOf(from, 'ErasureRequested', `data->>'data_subject' = $3`, [subject])).map((x) => x.position);
             const { rows } = await a.pool.query<{ scope: string; key: string; version: number }>(
-              `SELECT scope, key, version FROM rm_record_versions WHERE tenant = 'acme' AND scope = ANY($1) AND data_subject = $2`,
-              [scopes, subject],
+              `SELECT scope, key, version FROM rm_record_versions WHERE tenant = $3 AND scope = ANY($1) AND data_subject = $2`,
+              [scopes, subject, tenant],
             );
             for (const left of rows) {
               // The newest incarnation's write of that version (a removed record may have been started again).
