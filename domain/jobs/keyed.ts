@@ -166,7 +166,9 @@ export const isPartShape = (v: unknown): v is readonly (Leaf<unknown> | null)[] 
   Array.isArray(v) &&
   v.length === WIDTH &&
   v.some((leaf) => leaf !== null) &&
-  v.every((leaf) => leaf === null || (Array.isArray(leaf) && leaf.length > 0 && leaf.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string')));
+  v.every(
+    (leaf) => leaf === null || (Array.isArray(leaf) && leaf.length > 0 && leaf.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string')),
+  );
 
 export const keyedValues = <V>(m: Keyed<V>): V[] => keyedEntries(m).map((entry) => entry[1]);
 

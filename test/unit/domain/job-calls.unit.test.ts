@@ -5,7 +5,19 @@ import { jobDecider } from '../../../domain/jobs/decide.ts';
 import { specify } from '../../support/decider.ts';
 
 import { evolveJob, initialJobState, liveCall, type JobState, type JobStreamEvent } from '../../../domain/jobs/state.ts';
-import { keyedDelete, keyedEntries, keyedFrom, keyedGet, keyedParts, keyedSet, emptyKeyed, isKeyedShape, PartStub, PartsMissing, type Keyed } from '../../../domain/jobs/keyed.ts';
+import {
+  keyedDelete,
+  keyedEntries,
+  keyedFrom,
+  keyedGet,
+  keyedParts,
+  keyedSet,
+  emptyKeyed,
+  isKeyedShape,
+  PartStub,
+  PartsMissing,
+  type Keyed,
+} from '../../../domain/jobs/keyed.ts';
 import { openPart, packJob, unpackJob, type PackedJob } from '../../../domain/jobs/snapshot.ts';
 import type { JobEvent } from '../../../domain/jobs/events.ts';
 import { mint, request, start } from '../../support/jobs.ts';
@@ -156,7 +168,8 @@ describe('job snapshots: a MACed head and parts named by digest', () => {
     const snapshot = unpackJob(packed.head, stream, revision, macOf);
     if (!snapshot?.state.exists) throw new Error('no state');
     for (const name of ['calls', 'ended', 'steps'] as const)
-      for (const [, stub] of keyedParts(snapshot.state[name] as Keyed<unknown>)) if (stub instanceof PartStub) stub.node = openPart(stub, texts.get(stub.key)!) as PartStub['node'];
+      for (const [, stub] of keyedParts(snapshot.state[name] as Keyed<unknown>))
+        if (stub instanceof PartStub) stub.node = openPart(stub, texts.get(stub.key)!) as PartStub['node'];
     return snapshot;
   };
   const content = (s: JobState) =>
