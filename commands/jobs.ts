@@ -17,6 +17,7 @@ import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
 import { reachedSince } from './revocations-since.ts';
 import { tenantLogs } from './tenant-logs.ts';
+import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
 import { PartsMissing } from '../domain/jobs/keyed.ts';
@@ -76,7 +77,7 @@ export const jobCommands = (
 ) => {
   const blocks = jobBlocks(4 * CACHED_JOBS);
   const cache = jobStateCache(CACHED_JOBS, blocks);
-  const tenantLog = tenantLogs(store);
+  const tenantLog = tenantLogs(store, undefined, snapshots ? tenantSnapshots(snapshots, macs) : undefined, onError);
   /** The revision of each job stream's newest snapshot this instance knows of (-1: none). */
   const snapshotAt = new Map<string, number>();
   /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */

@@ -13,6 +13,7 @@ import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import type { EnvelopeMac } from '../domain/ports/envelope-macs.ts';
 import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
 import { readParts, SnapshotPartsGone, withParts } from './job-parts.ts';
+import { tenantSnapshots } from './tenant-snapshots.ts';
 
 /**
  * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
@@ -178,10 +179,16 @@ export const logFence = (deps: FenceDeps): Fence => {
     return folded;
   };
 
+  /** A tenant this fence has not read: its batches from the tenant's MACed snapshot, caught up below from its revision. */
+  const tenantBatchesFromSnapshot = async (tenant: string) => {
+    if (!deps.snapshots || !deps.mac) return null;
+    const found = await tenantSnapshots(deps.snapshots, deps.mac).load(tenant);
+    return found ? { revision: found.revision, batches: found.batches } : null;
+  };
   /** Each tenant's revocation batches as its stream in the log holds them, caught up per request. */
   const tenants = new Map<string, { revision: number; batches: readonly { epoch: number; revocations: readonly Revocation[] }[] }>();
   const revocationsSince = async (tenant: string, epoch: number, head: number | null): Promise<readonly Revocation[] | null> => {
-    const known = tenants.get(tenant) ?? { revision: -1, batches: [] };
+    const known = tenants.get(tenant) ?? (await tenantBatchesFromSnapshot(tenant)) ?? { revision: -1, batches: [] };
     // The stream's head as read in the request's own statement: unmoved, nothing new to fold.
     const unmoved = head !== null && head === known.revision;
     const batches = [...known.batches];
