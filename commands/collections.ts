@@ -30,7 +30,7 @@ export interface CollectionsDeps {
 }
 
 /** Events between an agent's snapshots: a cold load reads at most this many events after one. */
-const SNAPSHOT_EVERY = 100;
+const SNAPSHOT_EVERY = 500;
 
 /** An exported record: an entry and its collection. */
 export type Exported = Entry & { collection: string };
