@@ -238,7 +238,12 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       witnesses,
       auditors: auditorKeyCommands(store, () => clock.now()),
       agent: {
-        collections: collectionsService({ store, keys: keystore, now: () => clock.now() }),
+        collections: collectionsService({
+          store,
+          keys: keystore,
+          now: () => clock.now(),
+          ...(snapshots ? { snapshots, mac: macs, onError: (error: unknown) => o.logger?.error({ err: error }, 'agent snapshot failed') } : {}),
+        }),
         keys: agentKeyCommands(store, () => clock.now()),
         settle: (p) => runner.waitFor(p),
       },

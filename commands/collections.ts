@@ -12,7 +12,10 @@ import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { SealContext, Sealer } from '../domain/ports/sealer.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { appendFacts } from './append-facts.ts';
-import { handle, inspect, stateCache, type StateCache } from './handle.ts';
+import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
+import { packAgent, unpackAgent } from '../domain/collections/snapshot.ts';
+import { handle, inspect, stateCache, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
 
 export interface CollectionsDeps {
@@ -20,7 +23,14 @@ export interface CollectionsDeps {
   readonly keys: Sealer & Pick<KeyShredder, 'shredRecord'> & Partial<Pick<KeyShredder, 'vacuum'>>;
   readonly now: () => number;
   readonly cache?: StateCache<AgentState>;
+  /** Agent snapshots, MACed under the tenant's envelope key: an agent not cached is read from one and the events after it. */
+  readonly snapshots?: SnapshotStore;
+  readonly mac?: EnvelopeMacs;
+  readonly onError?: (error: unknown) => void;
 }
+
+/** Events between an agent's snapshots: a cold load reads at most this many events after one. */
+const SNAPSHOT_EVERY = 500;
 
 /** An exported record: an entry and its collection. */
 export type Exported = Entry & { collection: string };
@@ -69,7 +79,45 @@ export const collectionsService = (deps: CollectionsDeps) => {
   // An agent's folded state holds up to 10,000 records; 64 agents stay cached, the rest fold again from the log.
   const cache = deps.cache ?? stateCache<AgentState>(64);
   // Puts queued on one agent are decided in order and appended together (one writer per stream).
-  const options = { cache, queues: streamQueues(), batch: 64 };
+  const queues = streamQueues();
+  /** The revision of each agent stream's newest snapshot this instance knows of (-1: none). */
+  const snapshotAt = new Map<string, number>();
+  const { snapshots, mac } = deps;
+  const tenantOf = (stream: string) => stream.split(':')[1]!;
+  const snapshotting: Partial<Pick<HandlerOptions<CollectionEvent, AgentState>, 'snapshot' | 'appended'>> =
+    snapshots && mac
+      ? {
+          snapshot: async (stream: string) => {
+            const found = await snapshots.load(stream);
+            const state = found ? unpackAgent(found.state, stream, found.revision, mac(tenantOf(stream))) : null;
+            if (snapshotAt.size > 1_000) snapshotAt.clear();
+            snapshotAt.set(stream, found && state ? found.revision : -1);
+            return found && state ? { state, revision: found.revision } : null;
+          },
+          appended: (stream: string, folded: Readonly<Folded<AgentState>>) => {
+            const revision = folded.revision as number;
+            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+            snapshotAt.set(stream, revision);
+            // The state is updated in place by the next command: packed after this answer, under the stream's lock.
+            setImmediate(() => {
+              void (async () => {
+                const packed = (await inspect<CollectionEvent, AgentState>(
+                  deps.store,
+                  stream,
+                  agentDecider,
+                  (state) => {
+                    const at = cache.get(stream)?.revision;
+                    return typeof at === 'number' ? { revision: at, state: packAgent(state, stream, at, mac(tenantOf(stream))) } : null;
+                  },
+                  options,
+                )) as { revision: number; state: string } | null;
+                if (packed) await snapshots.save(stream, packed);
+              })().catch((error) => deps.onError?.(error));
+            });
+          },
+        }
+      : {};
+  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, ...snapshotting };
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
 

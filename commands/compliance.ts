@@ -11,11 +11,13 @@ import { isHeld, type HoldsAt, type Selector } from '../domain/retention/holds.t
 import type { RetentionVerdict } from '../domain/retention/decide.ts';
 import { tenantStream } from '../domain/shared/names.ts';
 import { notFound, type Refusal } from '../domain/shared/refusal.ts';
-import { tenantDecider } from '../domain/tenants/decide.ts';
+import { tenantDecider, type TenantCommand } from '../domain/tenants/decide.ts';
 import { retentionCandidates, type RetainedRecord } from '../queries/retention.ts';
 import { retentionDays } from '../queries/tenants.ts';
 import { readableHead } from '../queries/readable-head.ts';
-import { handle, handleCommand, loadState } from './handle.ts';
+import { handle, type HandlerOptions } from './handle.ts';
+import { tenantFolded } from './tenant-fold.ts';
+import type { TenantState, TenantStreamEvent } from '../domain/tenants/state.ts';
 import type { RecordCommands } from './records.ts';
 import type { FileRetention } from './file-retention.ts';
 import type { ProveLogged } from './receipt-log.ts';
@@ -42,11 +44,17 @@ export interface ComplianceDeps {
  */
 export const complianceCommands = (deps: ComplianceDeps) => {
   const { store, db, keystore, clock } = deps;
+  const tenantFold = tenantFolded(store);
+  /** A command on the tenant's stream, which is folded (when not cached here) in one linear fold. */
+  const onTenant = (tenant: string, command: TenantCommand, options: HandlerOptions<TenantStreamEvent, TenantState, TenantCommand> = {}) =>
+    handle(store, tenantStream(tenant), tenantDecider, command, { tenant, causation: randomUUID(), correlation: null }, { snapshot: tenantFold, ...options });
 
   /** The tenant's holds as they stand now, and the tenant stream's revision they were read at (null: no tenant). */
   const holdsNow = async (tenant: string): Promise<HoldsAt | null> => {
-    const { state, revision } = await loadState(store, tenantStream(tenant), tenantDecider);
-    if (!state.exists) return null;
+    // One linear fold of the tenant's stream (event by event, its growing maps are copied per event).
+    const folded = await tenantFold(tenantStream(tenant));
+    if (!folded || !folded.state.exists) return null;
+    const { state, revision } = folded;
     return { holds: Object.values(state.holds).map((h) => h.selector), at: { stream: tenantStream(tenant), revision: revision as number | 'no_stream' } };
   };
   /** The same, for a run that found its tenant: a tenant is never removed. */
@@ -162,13 +170,7 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     };
     const receipt = deps.receipts.sign(body);
     if (complete) {
-      const done = await handleCommand(
-        store,
-        tenantStream(tenant),
-        tenantDecider,
-        { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now: clock.now() },
-        { tenant },
-      );
+      const done = await onTenant(tenant, { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now: clock.now() });
       // The fact that the erasure finished is its proof: without it the answer would claim what the log does not hold.
       if (E.isLeft(done)) return done;
       if (done.right.position) position = done.right.position;
@@ -257,20 +259,13 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       const hold = randomUUID();
       // Watched: a removal appended on the condition of the holds it read never commits between
       // its check and its append, so from this answer on no removal of what it selects follows.
-      const placed = await handle(
-        store,
-        tenantStream(tenant),
-        tenantDecider,
-        { type: 'PlaceHold', tenant, hold, selector, reason, now: clock.now() },
-        { tenant, causation: randomUUID(), correlation: null },
-        { conditions: () => ({ watched: true }) },
-      );
+      const placed = await onTenant(tenant, { type: 'PlaceHold', tenant, hold, selector, reason, now: clock.now() }, { conditions: () => ({ watched: true }) });
       return E.map(({ position }: { position: number | null }) => ({ hold: { id: hold, selector, reason }, position }))(placed);
     },
 
     /** Releasing a hold lets the work it deferred run: pending erasures go on at once. */
     async releaseHold(tenant: string, hold: string) {
-      const released = await handleCommand(store, tenantStream(tenant), tenantDecider, { type: 'ReleaseHold', tenant, hold, now: clock.now() }, { tenant });
+      const released = await onTenant(tenant, { type: 'ReleaseHold', tenant, hold, now: clock.now() });
       if (E.isLeft(released)) return released;
       const state = released.right.state;
       const resumed = [];
@@ -285,13 +280,7 @@ export const complianceCommands = (deps: ComplianceDeps) => {
     },
 
     async erase(tenant: string, subject: string) {
-      const requested = await handleCommand(
-        store,
-        tenantStream(tenant),
-        tenantDecider,
-        { type: 'RequestErasure', tenant, data_subject: subject, now: clock.now() },
-        { tenant },
-      );
+      const requested = await onTenant(tenant, { type: 'RequestErasure', tenant, data_subject: subject, now: clock.now() });
       if (E.isLeft(requested)) return requested;
       // Every put that took a position before the request has committed or given up before the
       // erasure looks (positions follow transaction ids): what the log shows before the request

@@ -2,23 +2,26 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ticketHash } from '../domain/shared/hash.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import { TamperedLog, type EventStore, type ExpectedRevision } from '../domain/ports/event-store.ts';
+import { assertUntampered, TamperedLog, type EventStore, type ExpectedRevision } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
-import { envelopeView, jobView, liveCall, type JobState } from '../domain/jobs/state.ts';
+import { envelopeView, evolveJob, jobView, liveCall, partsNamed, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
 import { jobStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
-import { handle, handleCommand, inspect, type Handled, type HandlerOptions } from './handle.ts';
+import { handle, handleCommand, inspect, type Folded, type Handled, type HandlerOptions } from './handle.ts';
 import { jobBlocks, jobStateCache } from './job-blocks.ts';
 import type { FileCommands, HandSource } from './files.ts';
 import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
 import { reachedSince } from './revocations-since.ts';
 import { tenantLogs } from './tenant-logs.ts';
+import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
-import { packJob, unpackJob } from '../domain/jobs/snapshot.ts';
+import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
+import { PartsMissing } from '../domain/jobs/keyed.ts';
+import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
 import type { JobStreamEvent } from '../domain/jobs/state.ts';
 
 import { startRevoked } from '../domain/jobs/sticky.ts';
@@ -74,9 +77,53 @@ export const jobCommands = (
 ) => {
   const blocks = jobBlocks(4 * CACHED_JOBS);
   const cache = jobStateCache(CACHED_JOBS, blocks);
-  const tenantLog = tenantLogs(store);
+  const tenantLog = tenantLogs(store, undefined, snapshots ? tenantSnapshots(snapshots, macs) : undefined, onError);
   /** The revision of each job stream's newest snapshot this instance knows of (-1: none). */
   const snapshotAt = new Map<string, number>();
+  /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
+  const written: WrittenParts = new WeakMap();
+  /**
+   * A job's snapshot head, caught up here from its revision with the log's events (each
+   * MAC-checked by the store), reading the parts those events look into: the state `handle`
+   * starts from. Null (the stream is folded from its first event) when there is none or its
+   * MAC does not hold.
+   */
+  const fromSnapshot = async (tenant: string, stream: string, snaps: SnapshotStore): Promise<Folded<JobState> | null> => {
+    if (blocks.replaying(stream)) return null;
+    const found = await snaps.load(stream);
+    const packed = found ? unpackJob(found.state, stream, found.revision, macs(tenant)) : null;
+    if (snapshotAt.size > 4 * CACHED_JOBS) snapshotAt.clear();
+    snapshotAt.set(stream, found && packed ? found.revision : -1);
+    if (!found || !packed) return null;
+    // The blocks' marks as they were when the snapshot was taken: checked before the state is used.
+    if (packed.blocks && typeof packed.marks === 'string') blocks.restore(stream, packed.blocks, packed.marks);
+    const codec = blocks.codec(stream);
+    const tail = await store.readStream(stream, found.revision + 1);
+    const events: JobStreamEvent[] = [];
+    for (const r of tail) {
+      assertUntampered(r);
+      events.push(await codec.read(r));
+    }
+    await readParts(snaps, partsNamed(packed.state, events));
+    const state = await withParts(snaps, () => events.reduce(evolveJob, packed.state));
+    return { state, revision: tail.at(-1)?.revision ?? found.revision };
+  };
+  /** A snapshot of the state an append left, packed and written after the command is answered (parts first, then the head). */
+  const snapshotLater = (snaps: SnapshotStore, tenant: string, stream: string, folded: Readonly<Folded<JobState>>) => {
+    const revision = folded.revision as number;
+    if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+    snapshotAt.set(stream, revision);
+    // What the snapshot holds is taken now, under the stream's lock (states are values; the block list is copied).
+    const known = blocks.get(stream);
+    const snapshot = known && known.marks !== null ? { state: folded.state, blocks: [...known.revisions], marks: known.marks } : { state: folded.state };
+    setImmediate(() => {
+      void (async () => {
+        const { head, parts } = packJob(snapshot, stream, revision, macs(tenant), written);
+        await snaps.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
+        await snaps.save(stream, { revision, state: head });
+      })().catch((error) => onError?.(error));
+    });
+  };
   const options = (tenant: string, stream: string): HandlerOptions<JobStreamEvent, JobState> => ({
     cache,
     codec: blocks.codec(stream),
@@ -84,41 +131,62 @@ export const jobCommands = (
     tampered: (t) => refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
     ...(snapshots
       ? {
-          snapshot: async (stream: string) => {
-            if (blocks.replaying(stream)) return null;
-            const found = await snapshots.load(stream);
-            const packed = found ? unpackJob(found.state, stream, found.revision, macs(tenant)) : null;
-            if (snapshotAt.size > 4 * CACHED_JOBS) snapshotAt.clear();
-            snapshotAt.set(stream, found && packed ? found.revision : -1);
-            if (!found || !packed) return null;
-            // The blocks' marks as they were when the snapshot was taken: checked before the state is used.
-            if (packed.blocks && typeof packed.marks === 'string') blocks.restore(stream, packed.blocks, packed.marks);
-            return { state: packed.state, revision: found.revision };
-          },
-          appended: (stream: string, folded) => {
-            const revision = folded.revision as number;
-            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
-            snapshotAt.set(stream, revision);
-            // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
-            const known = blocks.get(stream);
-            const snapshot = known && known.marks !== null ? { state: folded.state, blocks: known.revisions, marks: known.marks } : { state: folded.state };
-            void snapshots.save(stream, { revision, state: packJob(snapshot, stream, revision, macs(tenant)) }).catch((error) => onError?.(error));
-          },
+          snapshot: (stream: string) => fromSnapshot(tenant, stream, snapshots),
+          appended: (stream: string, folded) => snapshotLater(snapshots, tenant, stream, folded),
         }
       : {}),
   });
+  /**
+   * Runs `work` (a command or a look) again when a state it started from needed a snapshot
+   * part not read yet (read now), or named one that is gone (the stream is replayed whole).
+   * Nothing was appended when either is thrown: it comes before the decision or from it.
+   */
+  const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!snapshots || attempt > 20) throw error;
+        if (error instanceof PartsMissing) await readParts(snapshots, error.parts).catch(() => blocks.distrust(stream));
+        else if (error instanceof SnapshotPartsGone) blocks.distrust(stream);
+        else throw error;
+      }
+    }
+  };
+  /**
+   * The command as `handle` decides it, its decision and the state it leaves first worked out
+   * on the state it is given, so every snapshot part they look into is read before `handle`
+   * decides (its decide and evolve are synchronous).
+   */
+  const partsRead =
+    (command: JobCommand | ((s: JobState) => JobCommand)) =>
+    async (state: JobState): Promise<JobCommand> => {
+      const c = typeof command === 'function' ? command(state) : command;
+      if (!snapshots) return c;
+      const decided = await withParts(snapshots, () => jobDecider.decide(c, state));
+      if (E.isRight(decided)) {
+        await readParts(snapshots, partsNamed(state, decided.right));
+        await withParts(snapshots, () => decided.right.reduce(evolveJob, state));
+      }
+      return c;
+    };
   const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
-    handle(
-      store,
-      jobStream(tenant, job),
-      jobDecider,
-      command,
-      { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
-      options(tenant, jobStream(tenant, job)),
+    withSnapshotParts(jobStream(tenant, job), () =>
+      handle(
+        store,
+        jobStream(tenant, job),
+        jobDecider,
+        partsRead(command),
+        { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
+        options(tenant, jobStream(tenant, job)),
+      ),
     );
   /** The job's state caught up (from the cache, else its snapshot), under the stream's lock. */
   const current = (tenant: string, job: string): Promise<JobState> =>
-    inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant, jobStream(tenant, job))) as Promise<JobState>;
+    withSnapshotParts(
+      jobStream(tenant, job),
+      () => inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant, jobStream(tenant, job))) as Promise<JobState>,
+    );
   /** `current`, where a log that does not verify stays set aside: the command's own load replays it and refuses. */
   const load = (tenant: string, job: string) =>
     current(tenant, job).catch((error: unknown) => {
@@ -200,13 +268,17 @@ export const jobCommands = (
      */
     folded(tenant: string, job: string): Promise<JobFolded> {
       const stream = jobStream(tenant, job);
-      return inspect(
-        store,
+      return withSnapshotParts(
         stream,
-        jobDecider,
-        (state) => ({ state, revision: cache.get(stream)?.revision ?? 'no_stream' }),
-        options(tenant, stream),
-      ) as Promise<JobFolded>;
+        () =>
+          inspect(
+            store,
+            stream,
+            jobDecider,
+            (state) => ({ state, revision: cache.get(stream)?.revision ?? 'no_stream' }),
+            options(tenant, stream),
+          ) as Promise<JobFolded>,
+      );
     },
 
     async start(tenant: string, job: string | undefined, request: StartJobRequest, ctx: Ctx = {}) {

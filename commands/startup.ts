@@ -6,13 +6,12 @@ import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import { jobDecider, type JobCommand } from '../domain/jobs/decide.ts';
 import { liveCall, type JobState } from '../domain/jobs/state.ts';
-import { jobStream, tenantStream } from '../domain/shared/names.ts';
+import { jobStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { assembleStartupText, MAX_STARTUP_PLUGINS, type StartupAnswer } from '../domain/startup/assemble.ts';
 import { startupTargets } from '../domain/startup/plugins.ts';
-import { tenantDecider } from '../domain/tenants/decide.ts';
 import { newTicket } from './jobs.ts';
-import { handleCommand, loadState, type Handled } from './handle.ts';
+import { handleCommand, type Handled } from './handle.ts';
 import { reachedSince, tenantLog } from './revocations-since.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
 import type { Ctx } from './tenants.ts';
@@ -79,7 +78,8 @@ export const startupCommands = (store: EventStore, clock: Clock, macs: EnvelopeM
     },
 
     async assemble(tenant: string, job: string, answers: readonly StartupAnswer[], ctx: Ctx = {}) {
-      const { state: tenantState } = await loadState(store, tenantStream(tenant), tenantDecider);
+      // One linear fold of the tenant's stream, as a mint's tenant log is.
+      const { state: tenantState } = await tenantLog(store, tenant);
       // A plugin asked whose start-up the job no longer reaches (a revoked grant, a removed plugin) adds nothing.
       const result = await run(
         tenant,

@@ -6,6 +6,7 @@ import { tenantDecider } from '../domain/tenants/decide.ts';
 import { foldTenant, type TenantStreamEvent } from '../domain/tenants/state.ts';
 import type { Revocation } from '../domain/envelopes/reaches.ts';
 import { tenantLog, type TenantLog } from './revocations-since.ts';
+import { TENANT_SNAPSHOT_EVERY, type TenantSnapshots } from '../queries/tenant-snapshots.ts';
 
 interface Known {
   /** The revision and position of the newest event folded (-1 and 0 before the first). */
@@ -21,16 +22,28 @@ const nothing: Known = { revision: -1, position: 0, log: { state: tenantDecider.
  * the revision after the newest event folded, so a mint reads only what the tenant's stream
  * gained since the last one (the whole stream was folded for every mint). A fold asked to stop
  * below what is cached (a start deciding on the log below its own position) folds afresh.
+ * A tenant this instance has not folded starts from its MACed snapshot and the events after
+ * it; a fold that moved far enough past the last snapshot leaves the next one.
  */
-export const tenantLogs = (store: EventStore, capacity = 1_000) => {
+export const tenantLogs = (store: EventStore, capacity = 1_000, snapshots?: TenantSnapshots, onError?: (error: unknown) => void) => {
   const known = new Map<string, Known>();
+  /** The revision of each tenant's newest snapshot this instance knows of. */
+  const snapshotAt = new Map<string, number>();
+  /** A tenant not folded here starts from its snapshot (MAC-checked), else from its first event. */
+  const cold = async (tenant: string): Promise<Known> => {
+    const found = await snapshots?.load(tenant);
+    if (snapshotAt.size > capacity) snapshotAt.clear();
+    snapshotAt.set(tenant, found?.revision ?? -1);
+    return found ? { revision: found.revision, position: found.position, log: { state: found.state, batches: found.batches } } : nothing;
+  };
   const remember = (tenant: string, k: Known) => {
     known.delete(tenant);
     known.set(tenant, k);
     if (known.size > capacity) known.delete(known.keys().next().value!);
   };
   return async (tenant: string, before = Number.POSITIVE_INFINITY): Promise<TenantLog> => {
-    const base = known.get(tenant) ?? nothing;
+    let base = known.get(tenant) ?? (await cold(tenant));
+    if (base.position >= before) base = known.has(tenant) ? await cold(tenant) : base;
     if (base.position >= before) return tenantLog(store, tenant, before);
     let batches: { readonly epoch: number; readonly revocations: readonly Revocation[] }[] | null = null;
     let { revision, position } = base;
@@ -49,7 +62,11 @@ export const tenantLogs = (store: EventStore, capacity = 1_000) => {
     // One fold for all of it: linear in what the stream gained, whatever its length.
     const state = events.length === 0 ? base.log.state : foldTenant(base.log.state, events);
     const log: TenantLog = { state, batches: batches ?? base.log.batches };
-    if (revision !== base.revision) remember(tenant, { revision, position, log });
+    if (revision > (known.get(tenant)?.revision ?? -2)) remember(tenant, { revision, position, log });
+    if (snapshots && revision - (snapshotAt.get(tenant) ?? -1) >= TENANT_SNAPSHOT_EVERY) {
+      snapshotAt.set(tenant, revision);
+      snapshots.saveLater(tenant, revision, { state: log.state, batches: log.batches, position }, onError);
+    }
     return log;
   };
 };

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import { envelopeHash, head, type Chain } from '../domain/envelopes/block.ts';
 import { reaches, type Revocation } from '../domain/envelopes/reaches.ts';
-import { endedMark, evolveJob, initialJobState, liveCall, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
+import { endedMark, evolveJob, initialJobState, liveCall, partsNamed, type JobState, type JobStreamEvent } from '../domain/jobs/state.ts';
 import { keyedGet } from '../domain/jobs/keyed.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
@@ -11,7 +11,9 @@ import type { CallContext } from './call-context.ts';
 import type { LogHeads } from './admission.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import type { EnvelopeMac } from '../domain/ports/envelope-macs.ts';
-import { packJob, unpackJob } from '../domain/jobs/snapshot.ts';
+import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
+import { readParts, SnapshotPartsGone, withParts } from './job-parts.ts';
+import { tenantSnapshots } from './tenant-snapshots.ts';
 
 /**
  * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
@@ -92,7 +94,7 @@ export const logFence = (deps: FenceDeps): Fence => {
   const cache = new Map<string, Folded>();
   let verifications = 0;
 
-  const fold = (from: Folded, events: readonly RecordedEvent[]): Folded => {
+  const foldPure = (from: Folded, events: readonly RecordedEvent[]): Folded => {
     let { state, corrupt, blockRevisions } = from;
     for (const r of events) {
       const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
@@ -118,6 +120,18 @@ export const logFence = (deps: FenceDeps): Fence => {
     };
   };
 
+  /** The fold, reading the snapshot parts it looks into (a state from a snapshot holds its maps' parts unread). */
+  const fold = async (from: Folded, events: readonly RecordedEvent[]): Promise<Folded> => {
+    if (deps.snapshots && events.length > 0) {
+      const decoded = events.flatMap((r) => {
+        const d = eventRegistry.decode(r.type, r.schema_version, r.data);
+        return E.isRight(d) ? [d.right as JobStreamEvent] : [];
+      });
+      await readParts(deps.snapshots, partsNamed(from.state, decoded));
+    }
+    return withParts(deps.snapshots, () => foldPure(from, events));
+  };
+
   const verify = (tenant: string, f: Folded): Folded => {
     if (f.verified !== null) return f;
     verifications++;
@@ -127,6 +141,8 @@ export const logFence = (deps: FenceDeps): Fence => {
 
   /** The revision each job's newest fence snapshot is at, as this instance knows it (-1: none). */
   const snapshotAt = new Map<string, number>();
+  /** The snapshot parts this fence wrote: a part unchanged since is named again, not written again. */
+  const written: WrittenParts = new WeakMap();
   /** A verified fold that moved far enough past the last snapshot is kept as the next one, in the background. */
   const keep = (tenant: string, stream: string, folded: Folded) => {
     const { snapshots, mac } = deps;
@@ -134,14 +150,21 @@ export const logFence = (deps: FenceDeps): Fence => {
     if (folded.revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
     if (snapshotAt.size > 4 * capacity) snapshotAt.clear();
     snapshotAt.set(stream, folded.revision);
-    const text = packJob({ state: folded.state, blocks: folded.blockRevisions, marks: folded.marks }, snapshotKey(stream), folded.revision, mac(tenant));
-    void snapshots.save(snapshotKey(stream), { revision: folded.revision, state: text }).catch((error) => deps.onError?.(error));
+    // Packed and written after the request is answered: the fold is a value, nothing changes it.
+    const { revision, state, blockRevisions, marks } = folded;
+    setImmediate(() => {
+      void (async () => {
+        const { head, parts } = packJob({ state, blocks: blockRevisions, marks }, snapshotKey(stream), revision, mac(tenant), written);
+        await snapshots.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
+        await snapshots.save(snapshotKey(stream), { revision, state: head });
+      })().catch((error) => deps.onError?.(error));
+    });
   };
 
   /** The fence's snapshot of a job, when it holds under the tenant's key; else null (the stream is replayed). */
   const snapshotOf = async (tenant: string, stream: string): Promise<Folded | null> => {
     const { snapshots, mac } = deps;
-    if (!snapshots || !mac) return null;
+    if (!snapshots || !mac || replay.delete(stream)) return null;
     const found = await snapshots.load(snapshotKey(stream));
     const packed = found ? unpackJob(found.state, snapshotKey(stream), found.revision, mac(tenant)) : null;
     snapshotAt.set(stream, packed && found ? found.revision : -1);
@@ -156,10 +179,16 @@ export const logFence = (deps: FenceDeps): Fence => {
     return folded;
   };
 
+  /** A tenant this fence has not read: its batches from the tenant's MACed snapshot, caught up below from its revision. */
+  const tenantBatchesFromSnapshot = async (tenant: string) => {
+    if (!deps.snapshots || !deps.mac) return null;
+    const found = await tenantSnapshots(deps.snapshots, deps.mac).load(tenant);
+    return found ? { revision: found.revision, batches: found.batches } : null;
+  };
   /** Each tenant's revocation batches as its stream in the log holds them, caught up per request. */
   const tenants = new Map<string, { revision: number; batches: readonly { epoch: number; revocations: readonly Revocation[] }[] }>();
   const revocationsSince = async (tenant: string, epoch: number, head: number | null): Promise<readonly Revocation[] | null> => {
-    const known = tenants.get(tenant) ?? { revision: -1, batches: [] };
+    const known = tenants.get(tenant) ?? (await tenantBatchesFromSnapshot(tenant)) ?? { revision: -1, batches: [] };
     // The stream's head as read in the request's own statement: unmoved, nothing new to fold.
     const unmoved = head !== null && head === known.revision;
     const batches = [...known.batches];
@@ -239,12 +268,31 @@ export const logFence = (deps: FenceDeps): Fence => {
     return { ...empty, corrupt: true };
   };
 
+  /** Streams whose snapshot named a part that is gone: their next cold load replays the stream. */
+  const replay = new Set<string>();
+
+  /** `judgeOnce`, again on the stream replayed whole when a snapshot it started from named a part that is gone. */
   const judge = async (found: CallContext, ticket: string, heads: LogHeads | null = null): Promise<Verdict> => {
+    try {
+      return await judgeOnce(found, ticket, heads);
+    } catch (error) {
+      if (!(error instanceof SnapshotPartsGone)) throw error;
+      const stream = jobStream(found.tenant, found.job);
+      cache.delete(stream);
+      if (replay.size > capacity) replay.clear();
+      replay.add(stream);
+      return judgeOnce(found, ticket, null);
+    }
+  };
+
+  const judgeOnce = async (found: CallContext, ticket: string, heads: LogHeads | null): Promise<Verdict> => {
     const stream = jobStream(found.tenant, found.job);
     const log = await current(found.tenant, stream, heads);
     rememberTicket(ticketHash(ticket), stream);
     const { state } = log;
     if (log.corrupt || !log.verified || !state.exists || state.status !== 'running' || state.start.run !== found.run) return { refused: 'revoked' };
+    // The call's entries, read from the snapshot's parts when the state came from one.
+    await withParts(deps.snapshots, () => [liveCall(state, found.call), keyedGet(state.ended, found.call)]);
     // A read model that disagrees with the verified log has been edited: deny rather than pick one.
     if (envelopeHash(found.chain) !== log.envelope) return { refused: 'revoked' };
     const call = liveCall(state, found.call);

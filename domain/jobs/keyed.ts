@@ -8,13 +8,46 @@
  */
 export interface Keyed<V> {
   readonly size: number;
-  /** Levels 0 to 2: arrays of 16 children (null: empty); below level 2: leaves of [key, value]. */
+  /**
+   * Levels 0 to 2: arrays of 16 children (null: empty); below level 2: leaves of [key, value].
+   * A level-2 node (a part: 16 leaves) may be a `PartStub` read back from a snapshot's head.
+   */
   readonly root: Trie<V>;
 }
 
 type Leaf<V> = readonly (readonly [string, V])[];
-type Trie<V> = readonly (Trie<V> | Leaf<V> | null)[];
-type Level = readonly (Level | Leaf<unknown> | null)[];
+type Trie<V> = readonly (Trie<V> | Leaf<V> | PartStub | null)[];
+type Level = readonly (Level | Leaf<unknown> | PartStub | null)[];
+
+/**
+ * A part of a map (one level-2 node: 16 leaves) that a snapshot's head names by its digest
+ * and that is read only when something looks into it. Filling `node` in once it is read and
+ * checked changes no value the map holds (the stub stands for exactly that node), so every
+ * state sharing the stub sees it read. A set under a stub replaces it with a plain copy: a
+ * stub left in a map is a part unchanged since the snapshot.
+ */
+export class PartStub {
+  node: readonly (Leaf<unknown> | null)[] | null = null;
+  constructor(
+    /** Where the part is kept (its snapshot row). */
+    readonly key: string,
+    /** The digest its head gives it: a part read back must have exactly this text. */
+    readonly digest: string,
+  ) {}
+}
+
+/** Thrown by a look into parts not read yet: the caller reads them and runs the (pure) work again. */
+export class PartsMissing extends Error {
+  constructor(readonly parts: readonly PartStub[]) {
+    super(`${parts.length} snapshot part(s) not read yet`);
+  }
+}
+
+const resolved = (node: unknown): Level | null => {
+  if (!(node instanceof PartStub)) return node as Level | null;
+  if (node.node === null) throw new PartsMissing([node]);
+  return node.node as Level;
+};
 
 const WIDTH = 16;
 const DEPTH = 3;
@@ -35,7 +68,7 @@ export const emptyKeyed = <V>(): Keyed<V> => ({ size: 0, root: blank() });
 
 const leafOf = <V>(m: Keyed<V>, hash: number): Leaf<V> | null => {
   let node: Level | null = m.root as Level;
-  for (let level = 0; level < DEPTH - 1 && node; level++) node = node[slot(hash, level)] as Level | null;
+  for (let level = 0; level < DEPTH - 1 && node; level++) node = resolved(node[slot(hash, level)]);
   return node ? ((node[slot(hash, DEPTH - 1)] as Leaf<V> | null) ?? null) : null;
 };
 
@@ -55,7 +88,7 @@ const withLeaf = <V>(m: Keyed<V>, hash: number, change: (leaf: Leaf<V>) => Leaf<
       return next.length === 0 ? null : next;
     }
     const copy = node ? [...node] : blank();
-    copy[slot(hash, level)] = rebuild((node?.[slot(hash, level)] as Level | null) ?? null, level + 1);
+    copy[slot(hash, level)] = rebuild(resolved(node?.[slot(hash, level)] ?? null), level + 1);
     return copy;
   };
   return rebuild(m.root as Level, 0) as Trie<V>;
@@ -80,16 +113,62 @@ export const keyedDelete = <V>(m: Keyed<V>, key: string | number): Keyed<V> => {
   return { size: m.size - 1, root: withLeaf(m, hash, (leaf) => leaf.filter((entry) => entry[0] !== k)) };
 };
 
+/** Every entry; parts not read yet are all named at once (one read for all of them). */
 export const keyedEntries = <V>(m: Keyed<V>): [string, V][] => {
   const out: [string, V][] = [];
-  const walk = (node: Level | null, level: number) => {
-    if (!node) return;
-    if (level === DEPTH) for (const [k, v] of node as unknown as Leaf<V>) out.push([k, v]);
-    else for (const child of node) walk(child as Level | null, level + 1);
+  const missing: PartStub[] = [];
+  const walk = (node: unknown, level: number) => {
+    if (node instanceof PartStub && node.node === null) return void missing.push(node);
+    const n = resolved(node);
+    if (!n) return;
+    if (level === DEPTH) for (const [k, v] of n as unknown as Leaf<V>) out.push([k, v]);
+    else for (const child of n) walk(child, level + 1);
   };
-  walk(m.root as Level, 0);
+  walk(m.root, 0);
+  if (missing.length > 0) throw new PartsMissing(missing);
   return out;
 };
+
+/** The stub on `key`'s path when its part has not been read yet, else null. */
+export const keyedStubOn = <V>(m: Keyed<V>, key: string | number): PartStub | null => {
+  const hash = hashOf(String(key));
+  const upper = (m.root as Level)[slot(hash, 0)];
+  const part = upper ? (upper as Level)[slot(hash, 1)] : null;
+  return part instanceof PartStub && part.node === null ? part : null;
+};
+
+/** Parts are addressed by their two upper slots: 256 of them, each 16 leaves. */
+export const PARTS = WIDTH * WIDTH;
+
+/** The map's non-empty parts (level-2 nodes), each a plain node or the stub it still is, by address. */
+export const keyedParts = <V>(m: Keyed<V>): [number, readonly (Leaf<unknown> | null)[] | PartStub][] => {
+  const out: [number, readonly (Leaf<unknown> | null)[] | PartStub][] = [];
+  (m.root as Level).forEach((upper, a) => {
+    if (upper === null) return;
+    (upper as Level).forEach((part, b) => {
+      // A part whose entries were all removed holds 16 empty slots: nothing to keep.
+      if (part === null || (Array.isArray(part) && part.every((leaf) => leaf === null))) return;
+      out.push([a * WIDTH + b, part as readonly (Leaf<unknown> | null)[] | PartStub]);
+    });
+  });
+  return out;
+};
+
+/** A map of `size` entries whose parts are stubs (a snapshot's head read back): each is read when looked into. */
+export const keyedOfStubs = <V>(size: number, parts: readonly (readonly [number, PartStub])[]): Keyed<V> => {
+  const root: (unknown[] | null)[] = blank();
+  for (const [at, stub] of parts) ((root[Math.floor(at / WIDTH)] ??= blank()) as unknown[])[at % WIDTH] = stub;
+  return { size, root: root as unknown as Trie<V> };
+};
+
+/** Whether a part read back (a level-2 node as text) has the shape: 16 slots, each empty or a non-empty leaf of [string, value]. */
+export const isPartShape = (v: unknown): v is readonly (Leaf<unknown> | null)[] =>
+  Array.isArray(v) &&
+  v.length === WIDTH &&
+  v.some((leaf) => leaf !== null) &&
+  v.every(
+    (leaf) => leaf === null || (Array.isArray(leaf) && leaf.length > 0 && leaf.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string')),
+  );
 
 export const keyedValues = <V>(m: Keyed<V>): V[] => keyedEntries(m).map((entry) => entry[1]);
 

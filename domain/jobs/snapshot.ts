@@ -1,18 +1,33 @@
 import type { JobState } from './state.ts';
-import { isKeyedShape } from './keyed.ts';
+import { isPartShape, keyedOfStubs, keyedParts, PartStub, type Keyed } from './keyed.ts';
+import { sha256Hex } from '../shared/hash.ts';
 
 /**
- * A job's state as snapshot text, MACed under the tenant's envelope key: the fence trusts a
- * job's state only as the log holds it, and a snapshot row is as easy to edit with SQL as a
- * read model, so a snapshot whose MAC does not hold is ignored (the stream is replayed).
- * Format 2: the state as it is (its maps are tries of arrays; format 1 held objects of buckets
- * and is replayed instead), and for the fence's own snapshots the revisions of the current
- * run's blocks and their marks when folded.
+ * A job's state as a snapshot: a head MACed under the tenant's envelope key, and parts. The
+ * fence trusts a job's state only as the log holds it, and a snapshot row is as easy to edit
+ * with SQL as a read model, so a head whose MAC does not hold is ignored (the stream is
+ * replayed), and a part is used only when its text has the digest the head gives it.
+ *
+ * Format 3: the head holds what is small and read by every command — status, run, the start
+ * (labels), the envelope chain, the highest step, start-up — and, for each of the three maps
+ * that grow with the calls (live calls, ended calls' marks, steps), its size and the digest of
+ * each of its non-empty parts (at most 256: one level-2 node of its trie, 16 leaves). A cold
+ * load reads the head and then only the parts the command looks into, so its cost does not
+ * grow with the calls a job made. A part unchanged since the last snapshot keeps its digest
+ * and is not written again. (Formats 1 and 2 held the whole state in one text: replayed instead.)
  */
-const FORMAT = 2;
+const FORMAT = 3;
+const MAPS = ['calls', 'ended', 'steps'] as const;
+type MapName = (typeof MAPS)[number];
 
-/** What the MAC covers: the format, the stream, the revision and the text, so no snapshot moves to another stream or revision. */
+/** What the MAC covers: the format, the stream, the revision and the text, so no head moves to another stream or revision. */
 const macInput = (stream: string, revision: number, text: string) => `job-snapshot|${FORMAT}|${stream}|${revision}|${text}`;
+
+/** Where a part is kept: beside its head, named by map and address. */
+export const partKey = (stream: string, map: MapName, at: number) => `${stream}#${map}.${at}`;
+
+/** A part's digest: 128 bits of the SHA-256 of its text (the head that names it is MACed). */
+export const partDigest = (text: string) => sha256Hex(text).slice(0, 32);
 
 export interface JobSnapshot {
   readonly state: JobState;
@@ -21,14 +36,74 @@ export interface JobSnapshot {
   readonly marks?: string | null;
 }
 
-export const packJob = (snapshot: JobSnapshot, stream: string, revision: number, mac: (input: string) => string): string => {
-  const text = JSON.stringify(snapshot);
-  return `${FORMAT}.${mac(macInput(stream, revision, text))}.${text}`;
+/** A part to write: its row key, digest and text. */
+export interface PackedPart {
+  readonly key: string;
+  readonly digest: string;
+  readonly text: string;
+}
+
+/**
+ * Parts this writer already wrote (a node → its key and digest): a part whose node has not
+ * changed since is named again, not written again. A stub is a part read back: never written.
+ */
+export type WrittenParts = WeakMap<object, string>;
+
+export interface PackedJob {
+  readonly head: string;
+  /** The parts the head names that this writer has not written yet: written before the head. */
+  readonly parts: readonly PackedPart[];
+}
+
+export const packJob = (
+  snapshot: JobSnapshot,
+  stream: string,
+  revision: number,
+  mac: (input: string) => string,
+  written: WrittenParts = new WeakMap(),
+): PackedJob => {
+  const parts: PackedPart[] = [];
+  const maps = (s: Extract<JobState, { exists: true }>) =>
+    Object.fromEntries(
+      MAPS.map((name) => {
+        const m = s[name] as Keyed<unknown>;
+        const named = keyedParts(m).map(([at, node]): [number, string] => {
+          const key = partKey(stream, name, at);
+          if (node instanceof PartStub && node.key === key) return [at, node.digest];
+          const plain = node instanceof PartStub ? node.node : node;
+          const known = written.get(node);
+          if (known?.startsWith(`${key}|`)) return [at, known.slice(key.length + 1)];
+          const text = JSON.stringify(plain);
+          const digest = partDigest(text);
+          parts.push({ key, digest, text });
+          written.set(node, `${key}|${digest}`);
+          return [at, digest];
+        });
+        return [name, { size: m.size, parts: named }];
+      }),
+    );
+  const { state } = snapshot;
+  const headState = state.exists ? { ...state, ...maps(state) } : state;
+  const text = JSON.stringify({ ...snapshot, state: headState });
+  return { head: `${FORMAT}.${mac(macInput(stream, revision, text))}.${text}`, parts };
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The state a snapshot holds, or null: another format, a MAC that does not hold, a shape this build does not read. */
+const stubsOf = (v: unknown, stream: string, name: MapName): Keyed<unknown> | null => {
+  if (!isObject(v) || typeof v.size !== 'number' || !Array.isArray(v.parts)) return null;
+  const parts: [number, PartStub][] = [];
+  for (const p of v.parts as unknown[]) {
+    if (!Array.isArray(p) || p.length !== 2 || !Number.isInteger(p[0]) || p[0] < 0 || p[0] >= 256 || typeof p[1] !== 'string') return null;
+    parts.push([p[0] as number, new PartStub(partKey(stream, name, p[0] as number), p[1])]);
+  }
+  return keyedOfStubs(v.size, parts);
+};
+
+/**
+ * The state a snapshot's head holds, its maps' parts as stubs (read when looked into), or
+ * null: another format, a MAC that does not hold, a shape this build does not read.
+ */
 export const unpackJob = (packed: string, stream: string, revision: number, mac: (input: string) => string): JobSnapshot | null => {
   const first = packed.indexOf('.');
   const second = packed.indexOf('.', first + 1);
@@ -42,13 +117,19 @@ export const unpackJob = (packed: string, stream: string, revision: number, mac:
   if (marks !== undefined && marks !== null && typeof marks !== 'string') return null;
   const fence = { ...(blocks === undefined ? {} : { blocks: blocks as number[] }), ...(marks === undefined ? {} : { marks }) };
   if (state.exists === false) return { state: { exists: false }, ...fence };
-  const shaped =
-    state.exists === true &&
-    isKeyedShape(state.calls) &&
-    isKeyedShape(state.ended) &&
-    isKeyedShape(state.steps) &&
-    typeof state.last_step === 'number' &&
-    Array.isArray(state.chain) &&
-    isObject(state.start);
-  return shaped ? { state: state as unknown as JobState, ...fence } : null;
+  if (state.exists !== true || typeof state.last_step !== 'number' || !Array.isArray(state.chain) || !isObject(state.start)) return null;
+  const maps: Partial<Record<MapName, Keyed<unknown>>> = {};
+  for (const name of MAPS) {
+    const m = stubsOf(state[name], stream, name);
+    if (!m) return null;
+    maps[name] = m;
+  }
+  return { state: { ...state, ...maps } as unknown as JobState, ...fence };
+};
+
+/** A part's text read back: its node when the text has the stub's digest and the shape, else null (the snapshot is not used). */
+export const openPart = (stub: PartStub, text: string): readonly unknown[] | null => {
+  if (partDigest(text) !== stub.digest) return null;
+  const node = JSON.parse(text) as unknown;
+  return isPartShape(node) ? node : null;
 };

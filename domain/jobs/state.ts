@@ -1,7 +1,7 @@
 import type { RecordEvent } from '../records/events.ts';
 import type { CallMinted, JobEvent, JobStartedData } from './events.ts';
 import type { EventOf } from '../events/schema.ts';
-import { emptyKeyed, keyedDelete, keyedGet, keyedSet, type Keyed } from './keyed.ts';
+import { emptyKeyed, keyedDelete, keyedGet, keyedSet, keyedStubOn, type Keyed, type PartStub } from './keyed.ts';
 import { envelopeHash, type SignedBlock } from '../envelopes/block.ts';
 
 /** Everything a job stream holds: the job's own events, and its reads and label joins. */
@@ -136,6 +136,28 @@ export const evolveJob = (state: JobState, event: JobStreamEvent): JobState => {
     case 'StartupTextAssembled':
       return state.exists && state.startup && event.data.run === state.start.run ? { ...state, startup: { ...state.startup, assembled: true } } : state;
   }
+};
+
+/**
+ * The snapshot parts a fold of these events looks into that are not read yet, as far as the
+ * events name them (a call's entries, a minted call's step): read together before the fold,
+ * which reads any other it meets (an ended call's step) on its own.
+ */
+export const partsNamed = (state: JobState, events: readonly JobStreamEvent[]): PartStub[] => {
+  if (!state.exists) return [];
+  const stubs = new Set<PartStub>();
+  const add = (stub: PartStub | null) => stub && stubs.add(stub);
+  for (const e of events) {
+    if (e.type === 'JobStarted') break;
+    if (e.type === 'CallMinted') {
+      add(keyedStubOn(state.calls, e.data.call));
+      add(keyedStubOn(state.steps, e.data.step));
+    } else if (e.type === 'CallEnded') {
+      add(keyedStubOn(state.calls, e.data.call));
+      add(keyedStubOn(state.ended, e.data.call));
+    }
+  }
+  return [...stubs];
 };
 
 /** The live call with this id, if any. */

@@ -12,4 +12,8 @@ export interface SnapshotStore {
   load(stream: string): Promise<Snapshot | null>;
   /** Keeps the newest: a snapshot older than the one stored is dropped. */
   save(stream: string, snapshot: Snapshot): Promise<void>;
+  /** Several rows in one read (a job snapshot's parts): the ones found, by stream. */
+  loadMany(streams: readonly string[]): Promise<Map<string, Snapshot>>;
+  /** Several rows in one write, each kept only when newer than the one stored. */
+  saveMany(rows: readonly (readonly [string, Snapshot])[]): Promise<void>;
 }

@@ -5,8 +5,20 @@ import { jobDecider } from '../../../domain/jobs/decide.ts';
 import { specify } from '../../support/decider.ts';
 
 import { evolveJob, initialJobState, liveCall, type JobState, type JobStreamEvent } from '../../../domain/jobs/state.ts';
-import { keyedDelete, keyedFrom, keyedGet, keyedSet, emptyKeyed, isKeyedShape } from '../../../domain/jobs/keyed.ts';
-import { packJob, unpackJob } from '../../../domain/jobs/snapshot.ts';
+import {
+  keyedDelete,
+  keyedEntries,
+  keyedFrom,
+  keyedGet,
+  keyedParts,
+  keyedSet,
+  emptyKeyed,
+  isKeyedShape,
+  PartStub,
+  PartsMissing,
+  type Keyed,
+} from '../../../domain/jobs/keyed.ts';
+import { openPart, packJob, unpackJob, type PackedJob } from '../../../domain/jobs/snapshot.ts';
 import type { JobEvent } from '../../../domain/jobs/events.ts';
 import { mint, request, start } from '../../support/jobs.ts';
 const { given } = specify(jobDecider);
@@ -147,20 +159,64 @@ describe('keyed maps', () => {
   });
 });
 
-describe('job snapshots', () => {
+describe('job snapshots: a MACed head and parts named by digest', () => {
   const macOf = (input: string) => createHmac('sha256', 'tenant key').update(input).digest('base64url');
   const state = stateOf([...started, ...calls(5), ended('c3')]);
+  /** Every part the head names, read into its stub from the texts packed (as a cold load reads them). */
+  const readBack = (packed: PackedJob, stream: string, revision: number) => {
+    const texts = new Map(packed.parts.map((p) => [p.key, p.text]));
+    const snapshot = unpackJob(packed.head, stream, revision, macOf);
+    if (!snapshot?.state.exists) throw new Error('no state');
+    for (const name of ['calls', 'ended', 'steps'] as const)
+      for (const [, stub] of keyedParts(snapshot.state[name] as Keyed<unknown>))
+        if (stub instanceof PartStub) stub.node = openPart(stub, texts.get(stub.key)!) as PartStub['node'];
+    return snapshot;
+  };
+  const content = (s: JobState) =>
+    s.exists ? { ...s, calls: keyedEntries(s.calls).sort(), ended: keyedEntries(s.ended).sort(), steps: keyedEntries(s.steps).sort() } : s;
 
-  it('given a state, when packed and read back for the same stream and revision, then it is the same state', () => {
+  it('given a state, when packed and read back for the same stream and revision, then it holds the same state', () => {
     const packed = packJob({ state, blocks: [1], marks: '1:99' }, 'job:acme:j1', 7, macOf);
-    expect(unpackJob(packed, 'job:acme:j1', 7, macOf)).toEqual({ state, blocks: [1], marks: '1:99' });
+    const back = readBack(packed, 'job:acme:j1', 7);
+    expect([back.blocks, back.marks]).toEqual([[1], '1:99']);
+    expect(content(back.state)).toEqual(content(state));
   });
 
-  it('given a snapshot, when one byte of its state changes or it is read for another stream or revision, then it is not used', () => {
+  it('given a head read back, when a call is looked up before its part is read, then the part is named missing and nothing is guessed', () => {
     const packed = packJob({ state }, 'job:acme:j1', 7, macOf);
-    expect(unpackJob(packed.replace('"h1"', '"h0"'), 'job:acme:j1', 7, macOf)).toBeNull();
-    expect(unpackJob(packed, 'job:acme:j2', 7, macOf)).toBeNull();
-    expect(unpackJob(packed, 'job:acme:j1', 8, macOf)).toBeNull();
-    expect(unpackJob(`9${packed.slice(1)}`, 'job:acme:j1', 7, macOf)).toBeNull();
+    const cold = unpackJob(packed.head, 'job:acme:j1', 7, macOf)!.state as Extract<JobState, { exists: true }>;
+    expect(() => liveCall(cold, 'c1')).toThrow(PartsMissing);
+    expect([cold.last_step, cold.calls.size, cold.ended.size]).toEqual([5, 4, 1]);
+  });
+
+  it('given a snapshot, when one byte of its head changes or it is read for another stream or revision, then it is not used', () => {
+    const { head } = packJob({ state }, 'job:acme:j1', 7, macOf);
+    expect(unpackJob(head.replace('"last_step":5', '"last_step":6'), 'job:acme:j1', 7, macOf)).toBeNull();
+    expect(unpackJob(head, 'job:acme:j2', 7, macOf)).toBeNull();
+    expect(unpackJob(head, 'job:acme:j1', 8, macOf)).toBeNull();
+    expect(unpackJob(`9${head.slice(1)}`, 'job:acme:j1', 7, macOf)).toBeNull();
+  });
+
+  it('given a part whose text is not the one its head names (edited, or an older part put back), then it is not opened', () => {
+    const packed = packJob({ state }, 'job:acme:j1', 7, macOf);
+    const part = packed.parts.find((p) => p.text.includes('"h1"'))!;
+    const stub = new PartStub(part.key, part.digest);
+    expect(openPart(stub, part.text)).not.toBeNull();
+    expect(openPart(stub, part.text.replace('"h1"', '"h0"'))).toBeNull();
+    const later = packJob({ state: stateOf([...started, ...calls(5), ended('c3'), ended('c1')]) }, 'job:acme:j1', 9, macOf);
+    const older = later.parts.find((p) => p.key === part.key);
+    if (older && older.digest !== part.digest) expect(openPart(new PartStub(part.key, older.digest), part.text)).toBeNull();
+  });
+
+  it('given a long job, when one more call is minted, then the next snapshot writes only the parts that call changed and its head does not grow', () => {
+    const history = [...started, ...calls(5000)];
+    const big = stateOf(history);
+    const written = new WeakMap<object, string>();
+    const first = packJob({ state: big }, 'job:acme:j1', 5000, macOf, written);
+    const next = packJob({ state: calls(1, 5001).reduce(evolveJob, big) }, 'job:acme:j1', 5001, macOf, written);
+    expect(first.parts.length).toBeGreaterThan(400);
+    expect(next.parts.length).toBeLessThanOrEqual(2);
+    const small = packJob({ state: stateOf([...started, ...calls(20_000)]) }, 'job:acme:j1', 20_000, macOf);
+    expect(small.head.length).toBeLessThan(first.head.length * 1.2);
   });
 });

@@ -1,0 +1,89 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { packAgent, unpackAgent } from '../../../domain/collections/snapshot.ts';
+import { evolveAgent, initialAgentState } from '../../../domain/collections/state.ts';
+import type { CollectionEvent } from '../../../domain/collections/events.ts';
+import { packTenant, unpackTenant } from '../../../domain/tenants/snapshot.ts';
+import { foldTenant, initialTenantState, type TenantStreamEvent } from '../../../domain/tenants/state.ts';
+
+const macOf = (input: string) => createHmac('sha256', 'tenant key').update(input).digest('base64url');
+
+describe('tenant snapshots', () => {
+  const events: TenantStreamEvent[] = [
+    { type: 'TenantCreated', data: { tenant: 'acme', settings: {}, authority_epoch: 1, created_ms: 1 } } as unknown as TenantStreamEvent,
+    ...Array.from(
+      { length: 3 },
+      (_, i) =>
+        ({
+          type: 'PluginInstalled',
+          data: {
+            tenant: 'acme',
+            name: i === 0 ? '__proto__' : `p${i}`,
+            install_gen: i + 1,
+            scopes: [],
+            functions: ['f'],
+            agents: ['a'],
+            startup: null,
+            installed_ms: 2,
+          },
+        }) as unknown as TenantStreamEvent,
+    ),
+  ];
+  const state = foldTenant(initialTenantState(), events);
+  const snapshot = { state, batches: [{ epoch: 2, revocations: [{ kind: 'kill_agent' as const, agent: 'p1/a' }] }], position: 41 };
+
+  it('given a tenant folded, when packed and read back for its stream and revision, then it is the same fold', () => {
+    const back = unpackTenant(packTenant(snapshot, 'tenant:acme', 3, macOf), 'tenant:acme', 3, macOf);
+    expect(back).toEqual(snapshot);
+    expect(back?.state.exists && Object.keys(back.state.plugins)).toEqual(['__proto__', 'p1', 'p2']);
+  });
+
+  it('given a snapshot, when one byte changes or it is read for another stream, revision or key, then it is not used', () => {
+    const packed = packTenant(snapshot, 'tenant:acme', 3, macOf);
+    expect(unpackTenant(packed.replace('"epoch":2', '"epoch":1'), 'tenant:acme', 3, macOf)).toBeNull();
+    expect(unpackTenant(packed, 'tenant:other', 3, macOf)).toBeNull();
+    expect(unpackTenant(packed, 'tenant:acme', 4, macOf)).toBeNull();
+    expect(unpackTenant(packed, 'tenant:acme', 3, (i) => createHmac('sha256', 'another key').update(i).digest('base64url'))).toBeNull();
+  });
+});
+
+describe('agent snapshots', () => {
+  const put = (id: string, seq: number): CollectionEvent =>
+    ({
+      type: 'AgentRecordPut',
+      data: {
+        tenant: 'acme',
+        agent: 'scribe',
+        collection: 'questions',
+        id,
+        seq,
+        value: { k: `k${seq}`, n: 'n', c: 'c' },
+        bytes: 10,
+        index: [{ field: 'status', digest: `d${seq}` }],
+        created_ms: seq,
+        updated_ms: seq,
+      },
+    }) as unknown as CollectionEvent;
+  const history: CollectionEvent[] = [
+    {
+      type: 'AgentCollectionsDeclared',
+      data: { tenant: 'acme', agent: 'scribe', collections: [{ name: 'questions', people: ['buyer'], fields: ['status'] }], indexed: [], declared_ms: 0 },
+    } as unknown as CollectionEvent,
+    put('q1', 1),
+    put('q2', 2),
+    { type: 'AgentRecordDeleted', data: { tenant: 'acme', agent: 'scribe', collection: 'questions', id: 'q1', deleted_ms: 3 } } as unknown as CollectionEvent,
+    put('q3', 4),
+  ];
+  const fold = () => history.reduce(evolveAgent, initialAgentState());
+
+  it('given an agent folded, when packed and read back for its stream and revision, then it is the same fold', () => {
+    expect(unpackAgent(packAgent(fold(), 'agent:acme:scribe', 4, macOf), 'agent:acme:scribe', 4, macOf)).toEqual(fold());
+  });
+
+  it('given a snapshot, when one byte changes or it is read for another stream or revision, then it is not used', () => {
+    const packed = packAgent(fold(), 'agent:acme:scribe', 4, macOf);
+    expect(unpackAgent(packed.replace('"q3"', '"q1"'), 'agent:acme:scribe', 4, macOf)).toBeNull();
+    expect(unpackAgent(packed, 'agent:acme:other', 4, macOf)).toBeNull();
+    expect(unpackAgent(packed, 'agent:acme:scribe', 5, macOf)).toBeNull();
+  });
+});
