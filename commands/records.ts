@@ -13,7 +13,7 @@ import { newest, type ScopeEvent, type ScopeState } from '../domain/records/stat
 import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import { isHeld, type HeldCandidate, type HoldsAt } from '../domain/retention/holds.ts';
-import type { Refusal } from '../domain/shared/refusal.ts';
+import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
 import type { CallContext } from '../queries/call-context.ts';
@@ -21,6 +21,12 @@ import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import { AppendRowTaken, withKeyWork, type KeyWork } from '../domain/ports/append-rows.ts';
 import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
 import { packScope, unpackScope } from '../domain/records/snapshot.ts';
+
+/** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
+const KEY_RACE_MS = 10_000;
+const keysKeptMoving = refusal('unavailable', {
+  reason: `other writers kept making or shredding this record's keys for ${KEY_RACE_MS / 1000} s (an erasure of its data subject, say), so nothing of it was written; retry the same request`,
+});
 
 export interface PutRequest {
   readonly scope: string;
@@ -195,13 +201,18 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // A new record's key commits with the put's append only (a refused put leaves none); when
     // another writer made the record's key first, or a key this instance knew was shredded
     // elsewhere, the put is sealed and decided again.
+    // Each such round means another writer made or shredded a key the put's sealing named (an
+    // erasure racing it, say), so it goes on as long as that lasts, up to a bound: then the put
+    // is refused `unavailable`, nothing of it written — never thrown.
     let handled: Awaited<ReturnType<typeof decided>>;
-    for (let attempt = 1; ; attempt++) {
+    const giveUpAt = Date.now() + KEY_RACE_MS;
+    for (;;) {
       try {
         handled = await decided();
         break;
       } catch (error) {
-        if (!(error instanceof AppendRowTaken) || attempt >= 3) throw error;
+        if (!(error instanceof AppendRowTaken)) throw error;
+        if (Date.now() > giveUpAt) return E.left(keysKeptMoving);
       }
     }
     if (E.isLeft(handled)) return handled;

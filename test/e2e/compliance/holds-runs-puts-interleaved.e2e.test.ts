@@ -240,7 +240,8 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
           }
         },
       ),
-      { numRuns: RUNS },
+      // FC_SEED and FC_PATH replay a failure fast-check printed (its inputs; the timings are the machine's).
+      { numRuns: RUNS, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}) },
     );
   }, 1_800_000);
 });
