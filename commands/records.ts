@@ -200,10 +200,8 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     };
     // A new record's key commits with the put's append only (a refused put leaves none); when
     // another writer made the record's key first, or a key this instance knew was shredded
-    // elsewhere, the put is sealed and decided again.
-    // Each such round means another writer made or shredded a key the put's sealing named (an
-    // erasure racing it, say), so it goes on as long as that lasts, up to a bound: then the put
-    // is refused `unavailable`, nothing of it written — never thrown.
+    // elsewhere (an erasure racing the put), the put is sealed and decided again — as long as
+    // that goes on, up to a bound: then it is refused `unavailable`, nothing of it written.
     let handled: Awaited<ReturnType<typeof decided>>;
     const giveUpAt = Date.now() + KEY_RACE_MS;
     for (;;) {
