@@ -143,7 +143,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     sealer: keystore,
     clock,
     retire: (...record) => compliance.retire(...record),
-    ...(snapshots ? { snapshots } : {}),
+    ...(snapshots ? { snapshots, snapshotMac: macs } : {}),
     // Only the group committer writes a put's rows with its append; other stores keep the key written first.
     keysWithAppend: pgLog !== null,
     onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),

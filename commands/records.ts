@@ -7,7 +7,9 @@ import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
 import { scopeDecider } from '../domain/records/decider.ts';
 import { MEMORY_TAINT } from '../domain/records/visibility.ts';
-import { recordsStream, requestKey } from '../domain/records/rules.ts';
+import { recordsStream, requestKey, tenantOfRecordsStream } from '../domain/records/rules.ts';
+import { openScopeSnapshot, sealScopeSnapshot } from '../domain/records/snapshot-mac.ts';
+import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { personRecordGone } from '../domain/records/reads.ts';
 import { newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
@@ -110,6 +112,8 @@ export interface RecordCommandsDeps {
    * (the request-keys read model written with the append), since snapshots do not keep them.
    */
   readonly snapshots?: SnapshotStore;
+  /** The tenants' envelope MACs a scope snapshot is sealed and checked under (required with `snapshots`). */
+  readonly snapshotMac?: EnvelopeMacs;
   /**
    * True when a new record's data key is written with the put's append, as a row of its key
    * work (PostgreSQL's group committer); else the sealer writes the key row before the append.
@@ -137,26 +141,30 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
   /** The revision of each stream's newest snapshot this process knows of. */
   const snapshotAt = new Map<string, number>();
   const snapshots = deps.snapshots;
-  const options: HandlerOptions<ScopeEvent, ScopeState> = !snapshots
-    ? common
-    : {
-        ...common,
-        snapshot: async (stream) => {
-          const found = await snapshots.load(stream);
-          const state = found && unpackScope(found.state);
-          snapshotLoads++;
-          if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
-          snapshotAt.set(stream, found && state ? found.revision : -1);
-          return found && state ? { state, revision: found.revision } : null;
-        },
-        appended: (stream, folded) => {
-          const revision = folded.revision as number;
-          if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
-          snapshotAt.set(stream, revision);
-          // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
-          void snapshots.save(stream, { revision, state: packScope(folded.state) }).catch((error) => deps.onError?.(error));
-        },
-      };
+  const mac = deps.snapshotMac;
+  const options: HandlerOptions<ScopeEvent, ScopeState> =
+    !snapshots || !mac
+      ? common
+      : {
+          ...common,
+          snapshot: async (stream) => {
+            const found = await snapshots.load(stream);
+            const text = found && openScopeSnapshot(found.state, stream, found.revision, mac(tenantOfRecordsStream(stream)));
+            const state = text ? unpackScope(text) : null;
+            snapshotLoads++;
+            if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
+            snapshotAt.set(stream, found && state ? found.revision : -1);
+            return found && state ? { state, revision: found.revision } : null;
+          },
+          appended: (stream, folded) => {
+            const revision = folded.revision as number;
+            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
+            snapshotAt.set(stream, revision);
+            // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
+            const sealed = sealScopeSnapshot(packScope(folded.state), stream, revision, mac(tenantOfRecordsStream(stream)));
+            void snapshots.save(stream, { revision, state: sealed }).catch((error) => deps.onError?.(error));
+          },
+        };
   const priorWrite = (tenant: string, rk: string) => priorWriteOf(db, tenant, rk);
 
   /**

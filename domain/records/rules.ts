@@ -14,5 +14,8 @@ export const scopeKind = (scope: string): ScopeKind => (scope === 'tenant' ? 'te
 
 export const recordsStream = (tenant: string, plugin: string, scope: string) => `records:${tenant}:${plugin}:${scope}`;
 
+/** The tenant a records stream belongs to (tenant ids hold no `:`). */
+export const tenantOfRecordsStream = (stream: string) => stream.slice('records:'.length, stream.indexOf(':', 'records:'.length));
+
 /** The request key of SPEC §4 check 5: the call's idempotency key and the request's index in the call. */
 export const requestKey = (idempotencyKey: string, index: number) => `${idempotencyKey}#${index}`;
