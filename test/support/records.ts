@@ -41,7 +41,11 @@ export const caller = async (
     ...(opts.labels ? { labels: opts.labels } : {}),
     ...opts.start,
   };
-  const started = await svc.admin('POST', `/v1/tenants/${tenant}/jobs`, start);
+  // A start answered 503 `unavailable` (its models behind the log on a loaded machine) is
+  // recorded: the same start again is what the errors reference tells a client to send.
+  let started = await svc.admin('POST', `/v1/tenants/${tenant}/jobs`, start);
+  for (let again = 0; again < 5 && started.status === 503 && started.body?.error === 'unavailable'; again++)
+    started = await svc.admin('POST', `/v1/tenants/${tenant}/jobs`, start);
   if (started.status >= 300) throw new Error(`job start: ${JSON.stringify(started.body)}`);
   const minted = await svc.admin('POST', `/v1/tenants/${tenant}/jobs/${job}/calls`, {
     function: opts.fn ?? 'save',
