@@ -1,4 +1,5 @@
 import type { AgentState, Declared, KeptRecord } from './state.ts';
+import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
 
 /**
  * An agent's records stream folded up to a revision, as snapshot text MACed under the tenant's
@@ -9,7 +10,7 @@ import type { AgentState, Declared, KeptRecord } from './state.ts';
  */
 const FORMAT = 1;
 
-const macInput = (stream: string, revision: number, text: string) => `agent-snapshot|${FORMAT}|${stream}|${revision}|${text}`;
+const KIND = 'agent-snapshot';
 
 interface Columns {
   readonly collections: [string, Declared][];
@@ -60,18 +61,15 @@ export const packAgent = (s: AgentState, stream: string, revision: number, mac: 
     c.index.push([...r.index].flat());
   }
   const text = JSON.stringify(c);
-  return `${FORMAT}.${mac(macInput(stream, revision, text))}.${text}`;
+  return sealSnapshot(KIND, String(FORMAT), text, stream, revision, mac);
 };
 
 const columns = ['keys', 'collection', 'id', 'rseq', 'k', 'n', 'c', 'created', 'updated', 'index'] as const;
 
 /** The state, or null: another format, a MAC that does not hold, a shape this build does not read. */
 export const unpackAgent = (packed: string, stream: string, revision: number, mac: (input: string) => string): AgentState | null => {
-  const first = packed.indexOf('.');
-  const second = packed.indexOf('.', first + 1);
-  if (first < 0 || second < 0 || packed.slice(0, first) !== String(FORMAT)) return null;
-  const text = packed.slice(second + 1);
-  if (packed.slice(first + 1, second) !== mac(macInput(stream, revision, text))) return null;
+  const text = openSnapshot(packed, KIND, String(FORMAT), stream, revision, mac);
+  if (text === null) return null;
   const c = JSON.parse(text) as Columns;
   if (typeof c !== 'object' || c === null || !Array.isArray(c.collections) || !Array.isArray(c.forgotten)) return null;
   if (typeof c.seq !== 'number' || typeof c.lastCreated !== 'number' || !columns.every((name) => Array.isArray(c[name]) && c[name].length === c.keys.length))

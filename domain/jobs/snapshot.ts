@@ -1,4 +1,5 @@
 import type { JobState } from './state.ts';
+import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
 import { isPartShape, keyedOfStubs, keyedParts, PartStub, type Keyed } from './keyed.ts';
 import { sha256Hex } from '../shared/hash.ts';
 
@@ -21,7 +22,7 @@ const MAPS = ['calls', 'ended', 'steps'] as const;
 type MapName = (typeof MAPS)[number];
 
 /** What the MAC covers: the format, the stream, the revision and the text, so no head moves to another stream or revision. */
-const macInput = (stream: string, revision: number, text: string) => `job-snapshot|${FORMAT}|${stream}|${revision}|${text}`;
+const KIND = 'job-snapshot';
 
 /** Where a part is kept: beside its head, named by map and address. */
 export const partKey = (stream: string, map: MapName, at: number) => `${stream}#${map}.${at}`;
@@ -85,7 +86,7 @@ export const packJob = (
   const { state } = snapshot;
   const headState = state.exists ? { ...state, ...maps(state) } : state;
   const text = JSON.stringify({ ...snapshot, state: headState });
-  return { head: `${FORMAT}.${mac(macInput(stream, revision, text))}.${text}`, parts };
+  return { head: sealSnapshot(KIND, String(FORMAT), text, stream, revision, mac), parts };
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -105,11 +106,8 @@ const stubsOf = (v: unknown, stream: string, name: MapName): Keyed<unknown> | nu
  * null: another format, a MAC that does not hold, a shape this build does not read.
  */
 export const unpackJob = (packed: string, stream: string, revision: number, mac: (input: string) => string): JobSnapshot | null => {
-  const first = packed.indexOf('.');
-  const second = packed.indexOf('.', first + 1);
-  if (first < 0 || second < 0 || packed.slice(0, first) !== String(FORMAT)) return null;
-  const text = packed.slice(second + 1);
-  if (packed.slice(first + 1, second) !== mac(macInput(stream, revision, text))) return null;
+  const text = openSnapshot(packed, KIND, String(FORMAT), stream, revision, mac);
+  if (text === null) return null;
   const parsed = JSON.parse(text) as unknown;
   if (!isObject(parsed) || !isObject(parsed.state)) return null;
   const { state, blocks, marks } = parsed;

@@ -1,4 +1,5 @@
 import type { EnvelopeMac } from '../ports/envelope-macs.ts';
+import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
 
 /**
  * A scope snapshot as stored: its text (`packScope`) MACed under the tenant's envelope key with
@@ -9,16 +10,9 @@ import type { EnvelopeMac } from '../ports/envelope-macs.ts';
  */
 const SEAL = 'm1';
 
-const macInput = (stream: string, revision: number, text: string) => `scope-snapshot|${SEAL}|${stream}|${revision}|${text}`;
-
 export const sealScopeSnapshot = (text: string, stream: string, revision: number, mac: EnvelopeMac): string =>
-  `${SEAL}.${mac(macInput(stream, revision, text))}.${text}`;
+  sealSnapshot('scope-snapshot', SEAL, text, stream, revision, mac);
 
 /** The snapshot's text when its MAC holds for this stream and revision, else null. */
-export const openScopeSnapshot = (stored: string, stream: string, revision: number, mac: EnvelopeMac): string | null => {
-  const first = stored.indexOf('.');
-  const second = stored.indexOf('.', first + 1);
-  if (first < 0 || second < 0 || stored.slice(0, first) !== SEAL) return null;
-  const text = stored.slice(second + 1);
-  return stored.slice(first + 1, second) === mac(macInput(stream, revision, text)) ? text : null;
-};
+export const openScopeSnapshot = (stored: string, stream: string, revision: number, mac: EnvelopeMac): string | null =>
+  openSnapshot(stored, 'scope-snapshot', SEAL, stream, revision, mac);

@@ -1,4 +1,5 @@
 import type { Revocation } from '../envelopes/reaches.ts';
+import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
 import type { TenantState } from './state.ts';
 
 /**
@@ -10,7 +11,7 @@ import type { TenantState } from './state.ts';
  */
 const FORMAT = 1;
 
-const macInput = (stream: string, revision: number, text: string) => `tenant-snapshot|${FORMAT}|${stream}|${revision}|${text}`;
+const KIND = 'tenant-snapshot';
 
 export interface TenantSnapshot {
   readonly state: TenantState;
@@ -20,18 +21,15 @@ export interface TenantSnapshot {
 
 export const packTenant = (snapshot: TenantSnapshot, stream: string, revision: number, mac: (input: string) => string): string => {
   const text = JSON.stringify(snapshot);
-  return `${FORMAT}.${mac(macInput(stream, revision, text))}.${text}`;
+  return sealSnapshot(KIND, String(FORMAT), text, stream, revision, mac);
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The snapshot, or null: another format, a MAC that does not hold, a shape this build does not read. */
 export const unpackTenant = (packed: string, stream: string, revision: number, mac: (input: string) => string): TenantSnapshot | null => {
-  const first = packed.indexOf('.');
-  const second = packed.indexOf('.', first + 1);
-  if (first < 0 || second < 0 || packed.slice(0, first) !== String(FORMAT)) return null;
-  const text = packed.slice(second + 1);
-  if (packed.slice(first + 1, second) !== mac(macInput(stream, revision, text))) return null;
+  const text = openSnapshot(packed, KIND, String(FORMAT), stream, revision, mac);
+  if (text === null) return null;
   const parsed = JSON.parse(text) as unknown;
   if (!isObject(parsed) || !isObject(parsed.state) || typeof parsed.state.exists !== 'boolean') return null;
   if (typeof parsed.position !== 'number' || !Array.isArray(parsed.batches)) return null;
