@@ -40,6 +40,7 @@ import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
 import { postgresSnapshots } from './postgres/snapshots.ts';
+import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
@@ -137,6 +138,8 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
   // Snapshots beside a PostgreSQL log only: they name streams and revisions of that log.
   const snapshots = inline.length > 0 ? await postgresSnapshots(pool) : null;
+  // A tenant not folded here starts from its MACed snapshot (tenant, revocation and compliance commands).
+  const tenantSnaps = snapshots ? tenantSnapshots(snapshots, macs) : undefined;
   const records = recordCommands({
     store,
     db,
@@ -163,6 +166,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     prove,
     records,
     files: fileRetention({ store, blobs, keystore, clock }),
+    ...(tenantSnaps ? { tenantSnapshots: tenantSnaps } : {}),
   });
   // Retention runs on the service clock, on an interval, for every tenant.
   const retentionTimer =
@@ -191,9 +195,9 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
       store,
       db,
       runner,
-      tenants: tenantCommands(store, clock),
+      tenants: tenantCommands(store, clock, tenantSnaps),
       jobs,
-      startup: startupCommands(store, clock, macs, (p) => runner.waitFor(p)),
+      startup: startupCommands(jobs, clock, macs),
       files,
       results: resultCommands(files, store, (tenant, job) => jobs.folded(tenant, job)),
       adminKey: o.adminKey,
@@ -231,7 +235,15 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
             : {}),
         }),
       },
-      revocations: revocationCommands({ store, db, clock, receipts: receiptSigner(o.auditKey), settle: (p) => runner.waitFor(p), prove }),
+      revocations: revocationCommands({
+        store,
+        db,
+        clock,
+        receipts: receiptSigner(o.auditKey),
+        settle: (p) => runner.waitFor(p),
+        prove,
+        ...(tenantSnaps ? { tenantSnapshots: tenantSnaps } : {}),
+      }),
       auditPublicKey: publicPem(o.auditKey),
       auditVkey: vkeyOf(checkpoints.key),
       audit,

@@ -17,6 +17,7 @@ import { retentionDays } from '../queries/tenants.ts';
 import { readableHead } from '../queries/readable-head.ts';
 import { handle, type HandlerOptions } from './handle.ts';
 import { tenantFolded } from './tenant-fold.ts';
+import type { TenantSnapshots } from '../queries/tenant-snapshots.ts';
 import type { TenantState, TenantStreamEvent } from '../domain/tenants/state.ts';
 import type { RecordCommands } from './records.ts';
 import type { FileRetention } from './file-retention.ts';
@@ -35,6 +36,8 @@ export interface ComplianceDeps {
   readonly files?: FileRetention;
   /** Finishes a receipt with the proof that it was logged; none: receipts are answered as signed. */
   readonly prove?: ProveLogged;
+  /** Where a tenant not folded here starts (its MACed snapshot); none: from its first event. */
+  readonly tenantSnapshots?: TenantSnapshots;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface ComplianceDeps {
  */
 export const complianceCommands = (deps: ComplianceDeps) => {
   const { store, db, keystore, clock } = deps;
-  const tenantFold = tenantFolded(store);
+  const tenantFold = tenantFolded(store, deps.tenantSnapshots);
   /** A command on the tenant's stream, which is folded (when not cached here) in one linear fold. */
   const onTenant = (tenant: string, command: TenantCommand, options: HandlerOptions<TenantStreamEvent, TenantState, TenantCommand> = {}) =>
     handle(store, tenantStream(tenant), tenantDecider, command, { tenant, causation: randomUUID(), correlation: null }, { snapshot: tenantFold, ...options });

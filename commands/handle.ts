@@ -39,6 +39,8 @@ export interface Aggregate<C, Ev, S> {
   readonly initialState: () => S;
   readonly evolve: (state: S, event: Ev) => S;
   readonly decide: (command: C, state: S) => E.Either<Refusal, readonly Ev[]>;
+  /** Many events in one pass, as `evolve` one after another would (see `Decider.fold`). */
+  readonly fold?: (state: S, events: readonly Ev[]) => S;
 }
 
 /** A stream's folded state and the revision it was folded up to. */
@@ -120,12 +122,30 @@ const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
   write: (events) => events as unknown as readonly DomainEvent[],
 });
 
-/** Folds a stream into `into` from the revision after its own (catching a cached state up). */
-const catchUp = async <Ev, S>(store: EventStore, stream: string, evolve: (s: S, e: Ev) => S, codec: Codec<Ev>, into: Folded<S>): Promise<Folded<S>> => {
+/** How a state is moved by stored events: one at a time, or many in one pass (`Decider.fold`). */
+type Evolving<Ev, S> = Pick<Aggregate<unknown, Ev, S>, 'evolve' | 'fold'>;
+
+/**
+ * Folds a stream into `into` from the revision after its own (catching a cached state up):
+ * with the aggregate's `fold`, every event read is folded in one pass.
+ */
+const catchUp = async <Ev, S>(store: EventStore, stream: string, aggregate: Evolving<Ev, S>, codec: Codec<Ev>, into: Folded<S>): Promise<Folded<S>> => {
   const from = into.revision === 'no_stream' ? 0 : (into.revision as number) + 1;
-  for (const r of await store.readStream(stream, from)) {
+  const records = await store.readStream(stream, from);
+  const { fold } = aggregate;
+  if (fold && records.length > 1) {
+    const events: Ev[] = [];
+    for (const r of records) {
+      assertUntampered(r);
+      events.push(await codec.read(r));
+    }
+    into.state = fold(into.state, events);
+    into.revision = records.at(-1)!.revision;
+    return into;
+  }
+  for (const r of records) {
     assertUntampered(r);
-    into.state = evolve(into.state, await codec.read(r));
+    into.state = aggregate.evolve(into.state, await codec.read(r));
     into.revision = r.revision;
   }
   return into;
@@ -135,9 +155,9 @@ const catchUp = async <Ev, S>(store: EventStore, stream: string, evolve: (s: S, 
 export const loadState = async <Ev extends DomainEvent, S>(
   store: EventStore,
   stream: string,
-  aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState' | 'evolve'>,
+  aggregate: Pick<Aggregate<unknown, Ev, S>, 'initialState' | 'evolve' | 'fold'>,
 ): Promise<{ state: S; revision: ExpectedRevision }> =>
-  catchUp(store, stream, aggregate.evolve, registryCodec<Ev>(stream), { state: aggregate.initialState(), revision: 'no_stream' });
+  catchUp(store, stream, aggregate, registryCodec<Ev>(stream), { state: aggregate.initialState(), revision: 'no_stream' });
 
 export interface HandlerOptions<Ev, S, C = unknown> {
   /** Keeps folded states between commands (then `evolve` may update a state in place). */
@@ -305,7 +325,7 @@ const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded
   let answered = folded.state;
   if (evolved > committed) {
     options.cache?.delete(stream);
-    if (committed > 0) answered = (await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options))).state;
+    if (committed > 0) answered = (await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options))).state;
   } else if (committed > 0) {
     folded.revision = positions.at(-1)!.nextExpectedRevision;
     options.appended?.(stream, folded);
@@ -359,7 +379,7 @@ const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<
     const optimistic = attempt === 1 ? options.cache?.get(stream) : undefined;
     let folded: Folded<S>;
     try {
-      folded = optimistic ?? (await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options)));
+      folded = optimistic ?? (await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options)));
     } catch (error) {
       // Nothing is decided from a log that does not verify: every command queued on it is refused.
       const tampered = tamperedRefusal(options, error);
@@ -438,7 +458,7 @@ export const inspect = async <Ev, S>(
 ) =>
   (options.queues ?? shared).exclusive(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
-    const folded = await catchUp(store, stream, aggregate.evolve, codec, await start(stream, aggregate, options));
+    const folded = await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options));
     options.cache?.set(stream, folded);
     return look(folded.state);
   });

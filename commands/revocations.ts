@@ -13,6 +13,7 @@ import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
 import { runningJobs } from '../queries/running-jobs.ts';
 import { handle, handleCommand, stateCache } from './handle.ts';
 import { tenantFolded } from './tenant-fold.ts';
+import type { TenantSnapshots } from '../queries/tenant-snapshots.ts';
 import { randomUUID } from 'node:crypto';
 import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
@@ -63,11 +64,13 @@ export const revocationCommands = (deps: {
   settle: (position: number) => Promise<unknown>;
   /** Finishes a receipt with the proof that it was logged; none: receipts are answered as signed. */
   prove?: ProveLogged;
+  /** Where a tenant not folded here starts (its MACed snapshot); none: from its first event. */
+  tenantSnapshots?: TenantSnapshots;
 }) => {
   const { store, db, clock } = deps;
-  // A tenant stream is folded whole in one linear fold (event by event, its maps are copied per event).
-  // Kept between batches too: a batch reads only what the tenant's stream gained since the last.
-  const snapshot = tenantFolded(store);
+  // A tenant stream is folded from its snapshot in one linear fold (event by event, its maps are
+  // copied per event). Kept between batches too: a batch reads only what the stream gained since the last.
+  const snapshot = tenantFolded(store, deps.tenantSnapshots);
   const cache = stateCache<TenantState>(1_000);
   const onTenant = (tenant: string, command: TenantCommand, correlation: string | null = null) =>
     handle(store, tenantStream(tenant), tenantDecider, command, { tenant, causation: randomUUID(), correlation }, { snapshot, cache });

@@ -9,6 +9,7 @@ import type { TenantSettingsPatch } from '../domain/tenants/settings.ts';
 import { tenantView, type TenantState } from '../domain/tenants/state.ts';
 import { randomUUID } from 'node:crypto';
 import { tenantFolded } from './tenant-fold.ts';
+import type { TenantSnapshots } from '../queries/tenant-snapshots.ts';
 import { handle, stateCache, type CommandContext, type Handled } from './handle.ts';
 
 export interface PluginDeclaration {
@@ -30,11 +31,11 @@ const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number
   return { tenant: tenantView(h.state), position: h.position };
 };
 
-export const tenantCommands = (store: EventStore, clock: Clock) => {
+export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: TenantSnapshots) => {
   // Tenants kept folded between commands: an install reads only what the stream gained since.
   const cache = stateCache<TenantState>(1_000);
-  // A tenant not cached is folded whole in one linear fold, not event by event.
-  const snapshot = tenantFolded(store);
+  // A tenant not cached starts from its snapshot and the events after it, in one linear fold.
+  const snapshot = tenantFolded(store, snapshots);
   const command = (tenant: string, c: TenantCommand, ctx: Ctx) =>
     handle(
       store,

@@ -6,7 +6,7 @@ import type { BatchItem, RecordScopeKind } from './events.ts';
 import { applyItems, batchApplied, decideRevocations, earlierAnswer } from './revoke.ts';
 import { withdrawnItems } from './withdrawn.ts';
 import { installDigest } from './request-digest.ts';
-import { evolveTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
+import { evolveTenant, foldTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
 import type { Selector } from '../retention/holds.ts';
 
 export type TenantCommand =
@@ -164,4 +164,5 @@ export const tenantDecider: Decider<TenantCommand, TenantStreamEvent, TenantStat
   initialState: initialTenantState,
   evolve: evolveTenant,
   decide: decideTenant,
+  fold: foldTenant,
 };
