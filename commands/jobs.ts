@@ -15,7 +15,7 @@ import { jobBlocks, jobStateCache } from './job-blocks.ts';
 import type { FileCommands, HandSource } from './files.ts';
 import { treeOf } from '../domain/files/ref.ts';
 import type { Ctx } from './tenants.ts';
-import { reachedSince } from './revocations-since.ts';
+import { reachedSince, type TenantLog } from './revocations-since.ts';
 import { tenantLogs } from './tenant-logs.ts';
 import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
@@ -260,7 +260,28 @@ export const jobCommands = (
     return refusal('revoked', { reason: reasons.join('; ') });
   };
 
+  /**
+   * `command` decided as every job command is (this instance's cache, the job's snapshot and
+   * parts), after the job's log has settled and its blocks' marks are checked, on the tenant's
+   * log as it stands then: a mint's path, and start-up's.
+   */
+  const onSettledJob = async (
+    tenant: string,
+    job: string,
+    command: (log: TenantLog) => JobCommand | ((s: JobState) => JobCommand),
+    ctx: Ctx,
+  ): Promise<E.Either<Refusal, Handled<JobState>>> => {
+    // Every append below the job's newest event has finished first, so a batch that raced the
+    // job's start is in the tenant's log read.
+    const newest = await newestPosition(tenant, job);
+    await checkBlocks(tenant, job);
+    if (settle && newest !== undefined) await settle(newest);
+    const log = await tenantLog(tenant);
+    return run(tenant, job, command(log), ctx);
+  };
+
   return {
+    onSettledJob,
     /**
      * The job's state and the revision it is folded to, from this instance's cache or the job's
      * MACed snapshot, caught up from the log: what a file read's label join and a result's
@@ -338,17 +359,11 @@ export const jobCommands = (
       const call = randomUUID();
       const mac = macs(tenant);
       // No window between a batch and the stop it causes: a revocation in the log since the
-      // job's epoch that reaches its chain refuses the mint, as it refuses the fence. Every
-      // append below the job's newest event has finished first, so a batch that raced the
-      // job's start is in what is read.
-      const newest = await newestPosition(tenant, job);
-      await checkBlocks(tenant, job);
-      if (settle && newest !== undefined) await settle(newest);
-      const log = await tenantLog(tenant);
-      const result = await run(
+      // job's epoch that reaches its chain refuses the mint, as it refuses the fence.
+      const result = await onSettledJob(
         tenant,
         job,
-        (state: JobState) => ({
+        (log) => (state: JobState) => ({
           type: 'MintCall',
           revokedBy: state.exists ? reachedSince(log, state.chain).reasons : [],
           envelopeValid: state.exists && chainVerifies(state.chain, mac),

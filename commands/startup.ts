@@ -1,18 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import type { EventStore } from '../domain/ports/event-store.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
-import { jobDecider, type JobCommand } from '../domain/jobs/decide.ts';
 import { liveCall, type JobState } from '../domain/jobs/state.ts';
-import { jobStream } from '../domain/shared/names.ts';
-import { refusal, type Refusal } from '../domain/shared/refusal.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
 import { assembleStartupText, MAX_STARTUP_PLUGINS, type StartupAnswer } from '../domain/startup/assemble.ts';
 import { startupTargets } from '../domain/startup/plugins.ts';
-import { newTicket } from './jobs.ts';
-import { handleCommand, type Handled } from './handle.ts';
-import { reachedSince, tenantLog } from './revocations-since.ts';
+import { newTicket, type JobCommands } from './jobs.ts';
+import type { Handled } from './handle.ts';
+import { reachedSince } from './revocations-since.ts';
 import { ticketHash } from '../domain/shared/hash.ts';
 import type { Ctx } from './tenants.ts';
 
@@ -26,29 +23,25 @@ export interface StartupCall {
   readonly agent: string;
 }
 
-/** Start-up text (SPEC §4): mint the start-up calls, then assemble what they answered. */
-export const startupCommands = (store: EventStore, clock: Clock, macs: EnvelopeMacs, settle?: (position: number) => Promise<unknown>) => {
-  const run = (tenant: string, job: string, command: JobCommand | ((s: JobState) => JobCommand), ctx: Ctx) =>
-    handleCommand(store, jobStream(tenant, job), jobDecider, command, { ...ctx, tenant }, (t) =>
-      refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
-    );
-
+/**
+ * Start-up text (SPEC §4): mint the start-up calls, then assemble what they answered. Both are
+ * job commands decided on the job commands' own path (`onSettledJob`: their cache, the job's
+ * snapshot and parts, the tenant's cached log), so neither replays the job's or the tenant's
+ * whole stream.
+ */
+export const startupCommands = (jobs: Pick<JobCommands, 'onSettledJob'>, clock: Clock, macs: EnvelopeMacs) => {
   return {
     async prepare(tenant: string, job: string, budget: number, ctx: Ctx = {}): Promise<E.Either<Refusal, { calls: StartupCall[]; position: number | null }>> {
-      const newest = (await store.readStream(jobStream(tenant, job))).at(-1)?.position;
-      if (settle && newest !== undefined) await settle(newest);
-      const log = await tenantLog(store, tenant);
-      const tenantState = log.state;
       const mac = macs(tenant);
       const tickets = Array.from({ length: MAX_STARTUP_PLUGINS }, () => newTicket());
       const mints = tickets.map((ticket) => ({ call: randomUUID(), ticketHash: ticketHash(ticket), idempotencyKey: randomBytes(18).toString('base64url') }));
-      const result = await run(
+      const result = await jobs.onSettledJob(
         tenant,
         job,
-        (state: JobState) => ({
+        (log) => (state: JobState) => ({
           type: 'PrepareStartup',
           job,
-          tenant: tenantState,
+          tenant: log.state,
           budget,
           revokedBy: state.exists ? reachedSince(log, state.chain).reasons : [],
           envelopeValid: state.exists && chainVerifies(state.chain, mac),
@@ -78,20 +71,19 @@ export const startupCommands = (store: EventStore, clock: Clock, macs: EnvelopeM
     },
 
     async assemble(tenant: string, job: string, answers: readonly StartupAnswer[], ctx: Ctx = {}) {
-      // One linear fold of the tenant's stream, as a mint's tenant log is.
-      const { state: tenantState } = await tenantLog(store, tenant);
       // A plugin asked whose start-up the job no longer reaches (a revoked grant, a removed plugin) adds nothing.
-      const result = await run(
+      const result = await jobs.onSettledJob(
         tenant,
         job,
-        (state: JobState) => {
-          const reachable =
-            state.exists && tenantState.exists
-              ? startupTargets(state.start, tenantState.settings.grants[state.start.plugin] ?? [], tenantState.plugins).map((t) => t.plugin)
-              : [];
-          const asked = state.exists && state.startup ? state.startup.plugins.map((p) => p.plugin) : [];
-          return { type: 'AssembleStartupText', job, answers, refused: asked.filter((p) => !reachable.includes(p)), now: clock.now() };
-        },
+        ({ state: tenantState }) =>
+          (state: JobState) => {
+            const reachable =
+              state.exists && tenantState.exists
+                ? startupTargets(state.start, tenantState.settings.grants[state.start.plugin] ?? [], tenantState.plugins).map((t) => t.plugin)
+                : [];
+            const asked = state.exists && state.startup ? state.startup.plugins.map((p) => p.plugin) : [];
+            return { type: 'AssembleStartupText', job, answers, refused: asked.filter((p) => !reachable.includes(p)), now: clock.now() };
+          },
         ctx,
       );
       return E.map((h: Handled<JobState>) => {
