@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { BlobStore, OpenedBlob } from '../domain/ports/blob-store.ts';
-import { treeFilesDecider, type HandFiles } from '../domain/files/decide.ts';
+import { handedAlready, treeFilesDecider, type HandFiles } from '../domain/files/decide.ts';
 import { fileRef, MAX_FILE_BYTES, shaOfRef, treeOf } from '../domain/files/ref.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { CallContext } from '../queries/call-context.ts';
@@ -87,7 +87,10 @@ export const fileCommands = (deps: { store: EventStore; blobs: BlobStore; clock:
   async hand(tenant: string, to: { tree: string; job: string; run: number; data_subject: string | null }, sources: readonly HandSource[]) {
     const now = deps.clock.now();
     const files: HandFiles['files'][number][] = [];
+    // A start sent again hands only what its first sending could not (nothing is copied twice).
+    const { state: receiving } = await loadState(deps.store, filesStream(tenant, to.tree), treeFilesDecider);
     for (const s of sources) {
+      if (handedAlready(receiving, to.job, s.sha256)) continue;
       const opened = await deps.blobs.open({ tenant, tree: s.from_tree, sha256: s.sha256 });
       if (!opened) continue;
       const chunks: Uint8Array[] = [];

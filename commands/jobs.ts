@@ -29,6 +29,14 @@ import { startupFunctions } from '../domain/startup/plugins.ts';
 
 /** Job states kept folded per instance; the least recently used goes first. */
 const CACHED_JOBS = 2_000;
+
+/** A handing refused after its start committed: the job runs, and the same start sent again hands its files. */
+const filesNotHandedYet = (handing: Refusal): Refusal =>
+  handing.error === 'unavailable'
+    ? refusal('unavailable', {
+        reason: 'the job was started, but other writers kept changing its tree, so its files were not handed yet; retry the same start to hand them',
+      })
+    : handing;
 /** Events between a job's snapshots: a cold load reads at most this many events after one. */
 const SNAPSHOT_EVERY = 100;
 
@@ -330,17 +338,20 @@ export const jobCommands = (
         );
         if (E.isLeft(noted)) return noted;
       }
-      if (E.isRight(result) && result.right.events.length > 0 && result.right.position !== null) {
-        const stopped = await stopIfRevokedMeanwhile(tenant, id, request, existing(result.right), result.right.position, ctx);
+      const started = E.isRight(result) && result.right.events.length > 0 && result.right.position !== null;
+      if (E.isRight(result) && started) {
+        const stopped = await stopIfRevokedMeanwhile(tenant, id, request, existing(result.right), result.right.position!, ctx);
         if (stopped) return E.left(stopped);
-        if (handFiles && handing.right.length > 0) {
-          // A new job (or run) only: a start that followed a running job hands it nothing.
-          const s = existing(result.right);
-          const to = { tree: treeOf(s.chain, id), job: id, run: s.start.run, data_subject: s.start.data_subject };
-          const handed = await handFiles.hand(tenant, to, handing.right);
-          if (E.isLeft(handed)) return handed;
-          return E.right({ job: jobView(s), envelope: envelopeView(s), position: handed.right.position ?? result.right.position });
-        }
+      }
+      if (E.isRight(result) && handFiles && handing.right.length > 0) {
+        // The start is in the log before its files are handed: when the handing is refused
+        // (other writers kept moving the tree), the same start sent again — a repeat of the
+        // running start, which decides nothing — hands what is still missing, nothing twice.
+        const s = existing(result.right);
+        const to = { tree: treeOf(s.chain, id), job: id, run: s.start.run, data_subject: s.start.data_subject };
+        const handed = await handFiles.hand(tenant, to, handing.right);
+        if (E.isLeft(handed)) return started ? E.left(filesNotHandedYet(handed.left)) : handed;
+        return E.right({ job: jobView(s), envelope: envelopeView(s), position: handed.right.position ?? result.right.position });
       }
       return E.map((h: Handled<JobState>) => {
         const s = existing(h);

@@ -3,7 +3,7 @@ import type { Decider } from '../shared/decider.ts';
 import type { Refusal } from '../shared/refusal.ts';
 import type { Sealed } from '../records/events.ts';
 import type { CollectionDeclaration, CollectionEvent, IndexEntry } from './events.ts';
-import { chars, COLLECTION_NAME, CONTROL_CHARS, FIELD_NAME, RECORD_LIMITS } from './limits.ts';
+import { chars, COLLECTION_NAME, CONTROL_CHARS, FIELD_NAME, RECORD_LIMITS, RESERVED_FIELD_NAMES } from './limits.ts';
 import { forgottenWhileRunning, noCollection, recordsRefusal } from './refusals.ts';
 import { evolveAgent, initialAgentState, mergeDeclaration, namesPerson, recordKey, type AgentState } from './state.ts';
 import { isPlainObject, valueBytes, type Json } from './values.ts';
@@ -72,6 +72,7 @@ export const checkDeclaration = (state: AgentState, collections: readonly Collec
     for (const field of [...c.people, ...c.fields]) {
       if (!FIELD_NAME.test(field))
         return recordsRefusal('invalid', `${c.name} field ${JSON.stringify(field)} is not allowed`, 'use a top-level name of letters, digits and _');
+      if (RESERVED_FIELD_NAMES.has(field)) return recordsRefusal('invalid', `${c.name} field ${field} is a reserved key no value can hold`, 'rename the field');
       if (listed.has(field)) return recordsRefusal('invalid', `${c.name} lists ${field} twice`, 'list it once, in people or in fields');
       listed.add(field);
     }

@@ -12,6 +12,8 @@ export const RECORD_LIMITS = Object.freeze({
 
 export const COLLECTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const FIELD_NAME = /^[A-Za-z0-9_]+$/;
+/** Keys no value, `where` or `after` may hold (refused at the edge): no field may be named so either. */
+export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 // eslint-disable-next-line no-control-regex
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 

@@ -71,6 +71,12 @@ export interface RemoveFiles {
 
 export type FilesCommand = StoreFile | HandFiles | RemoveFiles;
 
+/**
+ * Whether the job already holds this file in the tree (a start sent again after its handing was
+ * answered `unavailable` hands what is missing, never a file twice).
+ */
+export const handedAlready = (s: TreeFiles, job: string, sha256: string): boolean => s.stored[sha256]?.jobs.includes(job) === true;
+
 const removable = (c: RemoveFiles, s: TreeFiles, sha256: string): boolean => {
   const f = s.stored[sha256];
   if (!f || c.held.includes(sha256)) return false;
@@ -98,9 +104,10 @@ const decide = (c: FilesCommand, s: TreeFiles): E.Either<Refusal, readonly FileE
           },
         },
       ]);
-    case 'HandFiles':
+    case 'HandFiles': {
+      const files = c.files.filter((f) => !handedAlready(s, c.job, f.sha256));
       return E.right(
-        c.files.length === 0
+        files.length === 0
           ? []
           : [
               {
@@ -110,13 +117,14 @@ const decide = (c: FilesCommand, s: TreeFiles): E.Either<Refusal, readonly FileE
                   tree: c.tree,
                   job: c.job,
                   run: c.run,
-                  files: c.files.map((f) => ({ ...f, labels: [...f.labels].sort() })),
+                  files: files.map((f) => ({ ...f, labels: [...f.labels].sort() })),
                   data_subject: c.data_subject,
                   handed_ms: c.now,
                 },
               },
             ],
       );
+    }
     case 'RemoveFiles':
       return E.right(
         [...new Set(c.candidates)]

@@ -97,7 +97,7 @@ export type JobCommand =
 type Decision = E.Either<Refusal, readonly JobEvent[]>;
 type Running = Extract<JobState, { exists: true }>;
 
-/** What makes two starts "the same start" (SPEC §6): everything the caller asked for. */
+/** What makes two starts "the same start" (SPEC §6): everything the caller asked for, the files it hands included. */
 const startDigest = (r: StartJobRequest, purpose: string): string =>
   sha256Hex(
     canonicalJson({
@@ -113,6 +113,9 @@ const startDigest = (r: StartJobRequest, purpose: string): string =>
       constraints: r.constraints ?? null,
       parent: r.parent ?? null,
       scopes: r.scopes ? [...r.scopes].sort() : null,
+      // The files it hands are part of a start (a start sent again hands what is still missing);
+      // left out when none, so a start without files keeps the digest it always had.
+      ...(r.files && r.files.length > 0 ? { files: [...new Set(r.files)].sort() } : {}),
     }),
   );
 
