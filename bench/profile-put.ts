@@ -82,7 +82,7 @@ const seconds = (performance.now() - started) / 1000;
 const pgMs = postgresCpuMs('profile') - pgBefore;
 const client = process.cpuUsage(clientBefore);
 child.send('stop');
-const { cpuMs, statements } = await message<{ cpuMs: number; statements: [string, number][] }>();
+const { cpuMs, systemMs, statements } = await message<{ cpuMs: number; systemMs: number; statements: [string, number][] }>();
 const done = perClient * CLIENTS;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
@@ -91,7 +91,7 @@ console.log(
 );
 // Where a put's CPU goes on this machine: the service, PostgreSQL's backends for this database, these clients.
 console.log(
-  `  CPU per op: service ${(cpuMs / done).toFixed(2)} ms, PostgreSQL backends ${Number.isNaN(pgMs) ? 'n/a' : (pgMs / done).toFixed(2)} ms, clients ${((client.user + client.system) / 1000 / done).toFixed(2)} ms`,
+  `  CPU per op: service ${(cpuMs / done).toFixed(2)} ms (${(systemMs / done).toFixed(2)} of it in the kernel), PostgreSQL backends ${Number.isNaN(pgMs) ? 'n/a' : (pgMs / done).toFixed(2)} ms, clients ${((client.user + client.system) / 1000 / done).toFixed(2)} ms`,
 );
 const total = statements.reduce((n, [, c]) => n + c, 0);
 console.log(`  statements per op: ${(total / done).toFixed(2)}`);

@@ -26,7 +26,7 @@ process.on('message', (m) => {
   if (m === 'stop') {
     const used = process.cpuUsage(start);
     process.send!(
-      { cpuMs: (used.user + used.system) / 1000, statements: [...sent].sort((a, b) => b[1] - a[1]) },
+      { cpuMs: (used.user + used.system) / 1000, systemMs: used.system / 1000, statements: [...sent].sort((a, b) => b[1] - a[1]) },
       () => void svc.close().then(() => process.exit(0)),
     );
   }
