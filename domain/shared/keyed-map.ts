@@ -1,4 +1,4 @@
-import { emptyKeyed, keyedDelete, keyedEntries, keyedGet, keyedSet, keyedStubOn, type Keyed, type PartStub } from './keyed.ts';
+import { emptyKeyed, keyedDelete, keyedEntries, keyedGet, keyedSet, keyedStubOn, PartsMissing, type Keyed, type PartStub } from './keyed.ts';
 
 /**
  * A `Keyed` map behind the few `Map` methods a large fold uses, for states that are updated in
@@ -45,6 +45,15 @@ export class KeyedMap<V> implements Iterable<[string, V]> {
   }
   [Symbol.iterator](): IterableIterator<[string, V]> {
     return this.entries();
+  }
+  /** Throws `PartsMissing` naming, at once, every part not read yet that these keys live in (one read for all of them). */
+  require(keys: Iterable<string>): void {
+    const missing = new Set<PartStub>();
+    for (const key of keys) {
+      const stub = keyedStubOn(this.map, key);
+      if (stub) missing.add(stub);
+    }
+    if (missing.size > 0) throw new PartsMissing([...missing]);
   }
   /** The part `key` lives in, when it is a stub not read yet (to read several at once before a fold). */
   stubOn(key: string): PartStub | null {
