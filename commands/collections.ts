@@ -34,8 +34,13 @@ export interface CollectionsDeps {
   readonly onError?: (error: unknown) => void;
 }
 
-/** Events between an agent's snapshots: a cold load reads at most this many events after one. */
-const SNAPSHOT_EVERY = 500;
+/**
+ * Events between an agent's snapshots: a cold load reads at most this many events after one,
+ * and the parts each of them names (its record's, and the index lists it leaves and joins).
+ * A snapshot writes its head and only the parts changed since the last, so it is taken often:
+ * at 500 events, the tail alone named most parts of a 10,000-record agent.
+ */
+const SNAPSHOT_EVERY = 50;
 
 /** An exported record: an entry and its collection. */
 export type Exported = Entry & { collection: string };
@@ -123,6 +128,21 @@ export const collectionsService = (deps: CollectionsDeps) => {
           : e.data.indexed.map((r) => recordKey(r.collection, r.id)),
     );
     await pure(() => state.records.require(named));
+    // Then the query index's lists they leave and join, in one read too.
+    const posted = [
+      ...named.flatMap((k) => {
+        const r = state.records.get(k);
+        return r ? r.index.map(([f, d]) => postingKey(r.collection, f, d)) : [];
+      }),
+      ...events.flatMap((e) =>
+        e.type === 'AgentRecordPut'
+          ? e.data.index.map((i) => postingKey(e.data.collection, i.field, i.digest))
+          : e.type === 'AgentCollectionsDeclared'
+            ? e.data.indexed.flatMap((r) => r.index.map((i) => postingKey(r.collection, i.field, i.digest)))
+            : [],
+      ),
+    ];
+    await pure(() => state.postings.require(posted));
     for (const e of events) await pure(() => planAgent(state, e)).then((apply) => apply());
     return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
   };
