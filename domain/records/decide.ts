@@ -58,16 +58,13 @@ const decideEnd = (c: PutRecord, currentEnd: number | undefined): E.Either<Refus
   return E.right(c.ends_at);
 };
 
-/**
- * Check 11: another live record of the scope, of the job's purpose, with the same digest. The
- * dedupe index holds every record whose newest version holds the digest, with that version:
- * only its entry is read.
- */
+/** Check 11: another live record of the scope, of the job's purpose, with the same digest. */
 const findDuplicate = (s: ScopeState, c: PutRecord) => {
   if (c.dedupe_digest === null) return null;
-  for (const { key, latest: v } of s.dedupe.get(c.dedupe_digest) ?? []) {
+  for (const [key, record] of s.records) {
     if (key === c.key) continue;
-    if (isLive(v, c.now) && v.purpose === c.writer.purpose && v.dedupe_digest === c.dedupe_digest) return { key, version: v.version };
+    const v = newest(record);
+    if (isLive(v, c.now) && v!.purpose === c.writer.purpose && v!.dedupe_digest === c.dedupe_digest) return { key, version: v!.version };
   }
   return null;
 };
