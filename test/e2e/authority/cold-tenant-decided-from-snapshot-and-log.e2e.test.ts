@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventRegistry } from '../../../domain/events/registry.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
+import { growTenant } from '../../support/tenant-growth.ts';
 import { caller, records } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
@@ -21,22 +19,6 @@ afterAll(async () => {
   await stopPair(pair);
 });
 
-/** More plugin installs than a tenant snapshot interval, written straight into the tenant's stream (valid MACs). */
-const growTenant = async (svc: TestService, n: number) => {
-  const stream = 'tenant:acme';
-  const head = await svc.store.readStream(stream);
-  const events = Array.from({ length: n }, (_, i) => ({
-    event_id: randomUUID(),
-    ...eventRegistry.encode({
-      type: 'PluginInstalled',
-      data: { tenant: 'acme', name: `g${i}`, install_gen: 1000 + i, scopes: [], functions: ['f'], agents: ['a'], startup: null, installed_ms: 1 },
-    }),
-    metadata: { tenant: 'acme', causation_id: null, correlation_id: null },
-  }));
-  expect(E.isRight(await svc.store.append(stream, events, head.at(-1)!.revision))).toBe(true);
-  await svc.runner.catchUp();
-};
-
 const snapshotRevision = async (svc: TestService) => {
   const { rows } = await svc.pool.query<{ revision: string }>(`SELECT revision FROM custodian_snapshots WHERE stream = 'tenant:acme'`);
   return rows[0] ? Number(rows[0].revision) : -1;
@@ -44,7 +26,8 @@ const snapshotRevision = async (svc: TestService) => {
 
 describe("a cold instance's tenant", () => {
   it('is its snapshot caught up with the log: a batch appended after the snapshot reaches the job; a snapshot moved in its row is not used', async () => {
-    await growTenant(pair.a, 150);
+    await growTenant(pair.a, 'acme', 150);
+    await pair.a.runner.catchUp();
     const before = await caller(pair.a, 'acme', { plugin: 'other' });
     for (let i = 0; i < 200 && (await snapshotRevision(pair.a)) < 150; i++) await new Promise((r) => setTimeout(r, 25));
     const at = await snapshotRevision(pair.a);

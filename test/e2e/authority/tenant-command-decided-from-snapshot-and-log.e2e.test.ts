@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import * as E from 'fp-ts/lib/Either.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventRegistry } from '../../../domain/events/registry.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
+import { growTenant } from '../../support/tenant-growth.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 
 /**
@@ -20,20 +18,6 @@ afterAll(async () => {
 });
 
 const STREAM = 'tenant:acme';
-
-/** Plugin installs written straight into the tenant's stream (valid MACs): g0 … g(n-1), generation 1000 + i. */
-const growTenant = async (svc: TestService, n: number) => {
-  const head = await svc.store.readStream(STREAM);
-  const events = Array.from({ length: n }, (_, i) => ({
-    event_id: randomUUID(),
-    ...eventRegistry.encode({
-      type: 'PluginInstalled',
-      data: { tenant: 'acme', name: `g${i}`, install_gen: 1000 + i, scopes: [], functions: ['f'], agents: ['a'], startup: null, installed_ms: 1 },
-    }),
-    metadata: { tenant: 'acme', causation_id: null, correlation_id: null },
-  }));
-  expect(E.isRight(await svc.store.append(STREAM, events, head.at(-1)!.revision))).toBe(true);
-};
 
 const snapshotRevision = async (svc: TestService) => {
   const { rows } = await svc.pool.query<{ revision: string }>(`SELECT revision FROM custodian_snapshots WHERE stream = $1`, [STREAM]);
@@ -56,7 +40,7 @@ const install = (svc: TestService, body: Record<string, unknown>) =>
 
 describe('a tenant command on an instance that has not folded the tenant', () => {
   it('starts from the MACed snapshot and the events after it, and decides as a replay would; an edited snapshot is not used', async () => {
-    await growTenant(pair.a, 150);
+    await growTenant(pair.a, 'acme', 150);
     // A cold instance's install folds the 150 events and leaves a snapshot of the tenant.
     const first = await startTestService({ shareWith: pair.a });
     try {
