@@ -165,10 +165,17 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
           for (const x of svc) await x.admin('POST', '/v1/_clock', { advance_ms: 2 * 3_600_000 });
           const raced = await Promise.all(racing.map(async (s) => (await new Promise((r) => setTimeout(r, s.delay)), run(s.op))));
           answers.push(...raced);
-          for (const r of answers) expect(r.status, `${JSON.stringify(r.op)} → ${JSON.stringify(r.body)}`).toBeLessThan(500);
-          const holds = answers
-            .filter((r) => r.op.kind === 'hold' && r.status < 300)
-            .map((r) => r.body.hold as { id: string; selector: Record<string, string> });
+          // No 5xx but the documented 503: the change is in the log, the read models had not
+          // caught up within the wait (a loaded machine does that). Such a hold is in force all
+          // the same, so the holds checked are every hold of this world the log has, not only
+          // those answered 201.
+          const recordedOnly = (r: Answer) => r.status === 503 && r.body?.error === 'unavailable' && typeof r.body.position === 'number';
+          for (const r of answers)
+            if (!recordedOnly(r)) expect(r.status, `${JSON.stringify(r.op)} → ${JSON.stringify(r.body)}`).toBeLessThan(500);
+          const placedHolds = await positionsOf(from, 'HoldPlaced', `data->>'tenant' = $3`, [tenant]);
+          const answeredHolds = answers.filter((r) => r.op.kind === 'hold' && (r.status < 300 || recordedOnly(r)));
+          expect(placedHolds.length, 'one HoldPlaced for each hold answered 201 or 503 "recorded"').toBe(answeredHolds.length);
+          const holds = placedHolds.map((x) => ({ id: x.data.hold as string, selector: x.data.selector as Record<string, string> }));
           if (release) for (const h of holds) await a.admin('DELETE', `/v1/tenants/${tenant}/holds/${h.id}`);
 
           // Removals of this world's records, and where each hold and release stands in the log.
