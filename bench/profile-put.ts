@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
+import pg from 'pg';
 import { postgresCpuMs } from './pg-cpu.ts';
 
 /**
@@ -15,7 +16,14 @@ const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 8);
 const OPS = Number(process.env.PROFILE_OPS ?? 3000);
 const OP = process.env.PROFILE_OP ?? 'put';
 const dir = mkdtempSync(path.join(tmpdir(), 'custodian-profile-'));
-const server = await startEmbeddedPostgres({ dataDir: dir, database: 'profile', persistent: false });
+// PROFILE_PG_STATEMENTS=1: PostgreSQL's own time per statement (pg_stat_statements, nested statements of functions too).
+const PG_STATEMENTS = Boolean(process.env.PROFILE_PG_STATEMENTS);
+const server = await startEmbeddedPostgres({
+  dataDir: dir,
+  database: 'profile',
+  persistent: false,
+  postgresFlags: PG_STATEMENTS ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : [],
+});
 const profileDir = process.env.PROFILE_DIR;
 const child = fork(path.join(import.meta.dirname, 'profile-service.ts'), [server.url], {
   execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
@@ -57,6 +65,12 @@ const warm = async (c: number, t: string, n: number) => {
   for (let i = 0; i < n; i++) await post('/v1/records', t, { op: 'put', scope: `project:c${c}`, record_key: `w${i}`, body, expect: 0 });
 };
 await Promise.all(tickets.map((ts, c) => warm(c, ts.pop()!, 20)));
+const statsSql = PG_STATEMENTS ? new pg.Client({ connectionString: server.url }) : null;
+if (statsSql) {
+  await statsSql.connect();
+  await statsSql.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await statsSql.query('SELECT pg_stat_statements_reset()');
+}
 child.send('mark');
 const pgBefore = postgresCpuMs('profile');
 const clientBefore = process.cpuUsage();
@@ -96,6 +110,19 @@ console.log(
 const total = statements.reduce((n, [, c]) => n + c, 0);
 console.log(`  statements per op: ${(total / done).toFixed(2)}`);
 for (const [text, n] of statements.slice(0, 12)) console.log(`    ${(n / done).toFixed(2)}  ${text}`);
+if (statsSql) {
+  // Time inside statements called from a function is counted in both: read `toplevel` to tell them apart.
+  const { rows } = await statsSql.query<{ ms: number; calls: string; toplevel: boolean; query: string }>(
+    `SELECT total_exec_time AS ms, calls::text, toplevel, query FROM pg_stat_statements
+      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'profile') ORDER BY total_exec_time DESC LIMIT 25`,
+  );
+  console.log('  PostgreSQL execution time per op, by statement (pg_stat_statements; * = called inside a function):');
+  for (const r of rows)
+    console.log(
+      `    ${(r.ms / done).toFixed(3)} ms  ${(Number(r.calls) / done).toFixed(2)}/op ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, 90)}`,
+    );
+  await statsSql.end();
+}
 await new Promise((resolve) => child.once('exit', resolve));
 agent.destroy();
 await server.stop();
