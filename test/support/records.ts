@@ -47,11 +47,16 @@ export const caller = async (
   for (let again = 0; again < 5 && started.status === 503 && started.body?.error === 'unavailable'; again++)
     started = await svc.admin('POST', `/v1/tenants/${tenant}/jobs`, start);
   if (started.status >= 300) throw new Error(`job start: ${JSON.stringify(started.body)}`);
-  const minted = await svc.admin('POST', `/v1/tenants/${tenant}/jobs/${job}/calls`, {
+  const mint = {
     function: opts.fn ?? 'save',
     ...(opts.step ? { step: opts.step } : {}),
     ...(opts.startup ? { startup: true } : {}),
-  });
+  };
+  // A mint answered 503 `unavailable` likewise: the call is recorded but its ticket not given;
+  // the mint sent again answers a call of the job (a step sent again keeps its idempotency key).
+  let minted = await svc.admin('POST', `/v1/tenants/${tenant}/jobs/${job}/calls`, mint);
+  for (let again = 0; again < 5 && minted.status === 503 && minted.body?.error === 'unavailable'; again++)
+    minted = await svc.admin('POST', `/v1/tenants/${tenant}/jobs/${job}/calls`, mint);
   if (minted.status !== 201) throw new Error(`mint: ${JSON.stringify(minted.body)}`);
   const ticket: string = minted.body._meta['oz0/records'].ticket;
   return {
