@@ -5,7 +5,7 @@ import { agentReadsStream, agentStream, type CollectionDeclaration, type Collect
 import { fitEntries, type FitAsk, type FittedEntries } from '../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { recordsRefusal, noCollection } from '../domain/collections/refusals.ts';
-import { planAgent, postingKey, recordKey, type AgentState, type KeptRecord, type Posting } from '../domain/collections/state.ts';
+import { copyAgent, planAgent, postingKey, recordKey, type AgentState, type KeptRecord, type Posting } from '../domain/collections/state.ts';
 import { indexText, indexTexts, isPlainObject, personNames, type Json, type JsonObject } from '../domain/collections/values.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { KeyShredder } from '../domain/ports/key-shredder.ts';
@@ -106,20 +106,11 @@ export const collectionsService = (deps: CollectionsDeps) => {
     const decided = agentDecider.decide(command, state);
     if (E.isRight(decided)) for (const e of decided.right) planAgent(state, e);
   };
-  /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
-  const fromSnapshot = async (snaps: SnapshotStore, stream: string): Promise<{ at: number; folded: Folded<AgentState> | null }> => {
-    const found = await snaps.load(stream);
-    const state = found ? unpackAgent(found.state, stream, found.revision, mac!(tenantOf(stream))) : null;
-    if (!found || !state) return { at: -1, folded: null };
-    const tail = await deps.store.readStream(stream, found.revision + 1);
-    const events: CollectionEvent[] = [];
-    for (const r of tail) {
-      assertUntampered(r);
-      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
-      if (E.isLeft(decoded)) throw new Error(`stream ${stream} revision ${r.revision}: ${decoded.left}`);
-      events.push(decoded.right as CollectionEvent);
-    }
-    // The records the events name, in one read; each event then looks up all it touches before it changes anything.
+  /**
+   * Reads, in two reads, the parts folding these events into `state` looks into: the records
+   * they name, then the query index's lists those records leave and the events join.
+   */
+  const readTail = async (state: AgentState, events: readonly CollectionEvent[]) => {
     const named = events.flatMap((e) =>
       e.type === 'AgentRecordPut' || e.type === 'AgentRecordDeleted'
         ? [recordKey(e.data.collection, e.data.id)]
@@ -143,6 +134,22 @@ export const collectionsService = (deps: CollectionsDeps) => {
       ),
     ];
     await pure(() => state.postings.require(posted));
+  };
+  /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
+  const fromSnapshot = async (snaps: SnapshotStore, stream: string): Promise<{ at: number; folded: Folded<AgentState> | null }> => {
+    const found = await snaps.load(stream);
+    const state = found ? unpackAgent(found.state, stream, found.revision, mac!(tenantOf(stream))) : null;
+    if (!found || !state) return { at: -1, folded: null };
+    const tail = await deps.store.readStream(stream, found.revision + 1);
+    const events: CollectionEvent[] = [];
+    for (const r of tail) {
+      assertUntampered(r);
+      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
+      if (E.isLeft(decoded)) throw new Error(`stream ${stream} revision ${r.revision}: ${decoded.left}`);
+      events.push(decoded.right as CollectionEvent);
+    }
+    // Each event then looks up all it touches before it changes anything.
+    await readTail(state, events);
     for (const e of events) await pure(() => planAgent(state, e)).then((apply) => apply());
     return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
   };
@@ -186,7 +193,10 @@ export const collectionsService = (deps: CollectionsDeps) => {
           },
         }
       : {};
-  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, ...snapshotting };
+  // A state read from a snapshot holds parts not read yet: a catch-up behind other writers reads the ones its events look into first.
+  const parts: Pick<HandlerOptions<CollectionEvent, AgentState>, 'parts'> = snapshots ? { parts: { read: readTail, evolve: pure } } : {};
+  // A conflict goes on from the state its committed appends left, never a fresh load (see HandlerOptions.copy).
+  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, copy: copyAgent, ...snapshotting, ...parts };
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
 

@@ -10,7 +10,7 @@ import { MEMORY_TAINT } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey, tenantOfRecordsStream } from '../domain/records/rules.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { personRecordGone } from '../domain/records/reads.ts';
-import { newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
+import { copyScope, newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import { isHeld, type HeldCandidate, type HoldsAt } from '../domain/retention/holds.ts';
@@ -138,6 +138,8 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     codec: scopeCodec(sealer),
     queues: streamQueues(),
     batch: PUTS_PER_BATCH,
+    // A conflict goes on from the state its committed appends left, never a fresh load (see HandlerOptions.copy).
+    copy: copyScope,
   };
   // Counts snapshot loads: a put whose request-key check ran before one must check again.
   let snapshotLoads = 0;
@@ -167,6 +169,13 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     await readParts(snapshots, stubsOf(s.records, keys));
     await readParts(snapshots, stubsOf(s.dedupe, [...digests, ...keys.map((k) => s.records.get(k)?.latest.dedupe_digest ?? null)]));
   };
+  /** The parts a catch-up's events look into, read before they are folded (a state read from a snapshot holds the rest as stubs). */
+  const readEvents = (s: ScopeState, events: readonly ScopeEvent[]) =>
+    readScopeParts(
+      s,
+      events.map((e) => e.data.key),
+      events.map((e) => (e.type === 'RecordVersionWritten' ? e.data.dedupe_digest : null)),
+    );
   /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
   const fromSnapshot = async (snaps: SnapshotStore, envelopeMac: EnvelopeMacs, stream: string) => {
     const found = await snaps.load(stream);
@@ -178,11 +187,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
       assertUntampered(r);
       events.push(await common.codec!.read(r));
     }
-    await readScopeParts(
-      state,
-      events.map((e) => e.data.key),
-      events.map((e) => (e.type === 'RecordVersionWritten' ? e.data.dedupe_digest : null)),
-    );
+    await readEvents(state, events);
     // Each event looks up all it touches before it changes anything: one that meets a part not read yet is evolved again once it is.
     for (const e of events) await withParts(snaps, () => scopeDecider.evolve(state, e));
     return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
@@ -192,6 +197,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
       ? common
       : {
           ...common,
+          parts: { read: readEvents, evolve: (work) => withParts(snapshots, work) },
           snapshot: async (stream) => {
             snapshotLoads++;
             if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
@@ -230,19 +236,30 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
           },
         };
   /**
-   * Runs a command on the scope again when a state it started from named a snapshot part that
-   * is not as named (a newer snapshot rewrote it: the state is forgotten and read again; the
-   * second time, the scope is folded from its log) or one not read yet. Nothing was appended
-   * when either is thrown: both come before the decision, or from the fold of a state read.
+   * Runs a command on the scope again when a state it started from held a snapshot part not
+   * read yet (read now: the cached state keeps it) or named one that is not as named (a newer
+   * snapshot rewrote it: the state is forgotten and read again; the second time, the scope is
+   * folded from its log). Nothing was appended when either is thrown: both come before the
+   * decision, or from the fold of a state read.
    */
   const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
+    let gone = 0;
     for (let attempt = 1; ; attempt++) {
       try {
         return await work();
       } catch (error) {
         if (!snapshots || attempt > 20 || !(error instanceof SnapshotPartsGone || error instanceof PartsMissing)) throw error;
+        const missing =
+          error instanceof PartsMissing
+            ? await readParts(snapshots, error.parts).then(
+                () => null,
+                (e: unknown) => e,
+              )
+            : error;
+        if (missing === null) continue;
+        if (!(missing instanceof SnapshotPartsGone)) throw missing;
         common.cache!.delete(stream);
-        if (error instanceof SnapshotPartsGone && attempt > 1) replayWhole.add(stream);
+        if (++gone > 1) replayWhole.add(stream);
       }
     }
   };

@@ -54,6 +54,19 @@ export interface AgentState {
 
 export const recordKey = (collection: string, id: string) => `${collection}/${id}`;
 
+/**
+ * A copy a fold can move on from while this state stays as it was: the records and the index
+ * are persistent (shared, never copied), the declarations and the forgotten names are small.
+ */
+export const copyAgent = (s: AgentState): AgentState => ({
+  collections: new Map(s.collections),
+  records: new KeyedMap(s.records.map),
+  postings: new KeyedMap(s.postings.map),
+  forgotten: new Map(s.forgotten),
+  seq: s.seq,
+  lastCreated: s.lastCreated,
+});
+
 export const initialAgentState = (): AgentState => ({
   collections: new Map(),
   records: new KeyedMap(),

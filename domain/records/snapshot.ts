@@ -69,7 +69,7 @@ const add = (s: Gathered, key: string, v: VersionMeta, everPerson: boolean, rene
 const built = (g: Gathered): ScopeState => ({
   records: new KeyedMap(keyedFrom(g.records)),
   dedupe: new KeyedMap(keyedFrom(g.dedupe)),
-  requests: new Map(),
+  requests: new KeyedMap(),
   counted: g.counted,
   bytes: g.bytes,
 });
@@ -186,5 +186,5 @@ export const openScope = (stored: string, stream: string, revision: number, mac:
   const records = mapOfStubs<RecordMeta>(head.records, stream, MAPS[0]);
   const dedupe = mapOfStubs<readonly Holder[]>(head.dedupe, stream, MAPS[1]);
   if (!records || !dedupe) return null;
-  return { records: new KeyedMap(records), dedupe: new KeyedMap(dedupe), requests: new Map(), counted: head.counted, bytes: head.bytes };
+  return { records: new KeyedMap(records), dedupe: new KeyedMap(dedupe), requests: new KeyedMap(), counted: head.counted, bytes: head.bytes };
 };

@@ -52,14 +52,27 @@ export interface ScopeState {
   readonly records: KeyedMap<RecordMeta>;
   /** Dedupe digest → the records whose newest version holds it (with that version), in the order they took it. */
   readonly dedupe: KeyedMap<readonly Holder[]>;
-  /** Request keys decided since the state's snapshot (a snapshot keeps none: the request-keys read model has them). */
-  readonly requests: Map<string, { key: string; version: number }>;
+  /** Request keys decided since the state's snapshot (a snapshot keeps none: the request-keys read model has them). Persistent, as the maps above. */
+  readonly requests: KeyedMap<{ key: string; version: number }>;
   /** Records that count under the caps, and the bytes of their newest bodies. */
   counted: number;
   bytes: number;
 }
 
-export const initialScopeState = (): ScopeState => ({ records: new KeyedMap(), dedupe: new KeyedMap(), requests: new Map(), counted: 0, bytes: 0 });
+export const initialScopeState = (): ScopeState => ({ records: new KeyedMap(), dedupe: new KeyedMap(), requests: new KeyedMap(), counted: 0, bytes: 0 });
+
+/**
+ * A copy a fold can move on from while this state stays as it was: the maps are persistent,
+ * so it costs the same at 10 records and 20,000 (a batch keeps the state each append leaves,
+ * and goes on from the one that committed when a later append conflicts).
+ */
+export const copyScope = (s: ScopeState): ScopeState => ({
+  records: new KeyedMap(s.records.map),
+  dedupe: new KeyedMap(s.dedupe.map),
+  requests: new KeyedMap(s.requests.map),
+  counted: s.counted,
+  bytes: s.bytes,
+});
 
 export const countsUnderCaps = (v: VersionMeta | undefined) => v !== undefined && v.state !== 'deleted';
 export const isLive = (v: VersionMeta | undefined, now: number) => v !== undefined && liveAt(v, now);
