@@ -98,6 +98,17 @@ const headPast = async (stream: string, collection: string, revision: number) =>
   throw new Error('no snapshot was taken');
 };
 
+/**
+ * A fill's put, sent again while it is refused `unavailable` (the other instance kept moving
+ * the agent's stream for 10 s, as eight writers on two instances do on a loaded machine:
+ * nothing of it was written, and the answer says to send it again), a few times at most.
+ */
+const sent = async (send: () => Promise<{ status: number; body: any }>) => {
+  let r = await send();
+  for (let i = 0; i < 4 && r.status === 503 && r.body?.error === 'unavailable'; i++) r = await send();
+  return r;
+};
+
 /** An agent of its own, a collection, 520 records put on both instances (so a snapshot holds them). */
 const fill = async (collection: string): Promise<Agent> => {
   const who = await asAgent(`seller-${collection}`);
@@ -109,7 +120,7 @@ const fill = async (collection: string): Promise<Agent> => {
   await Promise.all(
     Array.from({ length: 8 }, async (_, w) => {
       for (let i = next++; i < 520; i = next++) {
-        const r = await call(who, w % 2 ? b : a, 'PUT', `/v1/agent/records/${collection}/f${i}`, { value: value(i % 3, i % 8, i % 10) });
+        const r = await sent(() => call(who, w % 2 ? b : a, 'PUT', `/v1/agent/records/${collection}/f${i}`, { value: value(i % 3, i % 8, i % 10) }));
         expect([r.status, r.body]).toEqual([200, r.body]);
       }
     }),
@@ -132,7 +143,8 @@ describe("an agent's records past their snapshot, written on two instances at on
             return o.kind === 'put' ? call(who, svc, 'PUT', path, { value: value(o.status, o.listing, o.id % 10) }) : call(who, svc, 'DELETE', path);
           }),
         );
-        for (const r of answers) expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
+        // Each answered as the log has it, or refused `unavailable` with nothing written (the log the cold instance is held to has none of it).
+        for (const r of answers) if (r.status !== 503 || r.body.error !== 'unavailable') expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
 
         const c = await startTestService({ shareWith: a });
         try {

@@ -129,6 +129,17 @@ const headPast = async (svc: TestService, stream: string, revision: number) => {
 };
 
 /**
+ * A fill's put, sent again while it is refused `unavailable` (other writers kept moving the
+ * scope for 10 s, as two instances putting hundreds at once do on a loaded machine: nothing of
+ * it was written, and the answer says to send it again), a few times at most.
+ */
+const sent = async (send: () => Promise<{ status: number; body: any }>) => {
+  let r = await send();
+  for (let i = 0; i < 4 && r.status === 503 && r.body?.error === 'unavailable'; i++) r = await send();
+  return r;
+};
+
+/**
  * 540 records on the two instances, so a snapshot is taken: every third with a dedupe text of
  * its own, every tenth then closed with one of the texts the probes use (closed, so several hold it).
  */
@@ -137,20 +148,24 @@ const fill = async (scope: string) => {
   // 64 requests a call: 12 callers carry the 594 puts.
   const answers = await Promise.all(
     Array.from({ length: 540 }, (_, i) =>
-      callers[i % callers.length]!.rec({
-        op: 'put',
-        scope,
-        record_key: `f${i}`,
-        body: { i },
-        expect: 0,
-        ...(i % 3 === 0 ? { dedupe: `fill-${i}` } : {}),
-      }),
+      sent(() =>
+        callers[i % callers.length]!.rec({
+          op: 'put',
+          scope,
+          record_key: `f${i}`,
+          body: { i },
+          expect: 0,
+          ...(i % 3 === 0 ? { dedupe: `fill-${i}` } : {}),
+        }),
+      ),
     ),
   );
   expect(answers.filter((r) => r.status !== 200)).toEqual([]);
   const closed = await Promise.all(
     Array.from({ length: 54 }, (_, j) =>
-      callers[(j * 10) % callers.length]!.rec({ op: 'put', scope, record_key: `f${j * 10}`, body: {}, expect: 1, dedupe: `text-${j % 6}`, closed: true }),
+      sent(() =>
+        callers[(j * 10) % callers.length]!.rec({ op: 'put', scope, record_key: `f${j * 10}`, body: {}, expect: 1, dedupe: `text-${j % 6}`, closed: true }),
+      ),
     ),
   );
   expect(closed.filter((r) => r.status !== 200)).toEqual([]);
@@ -176,7 +191,8 @@ describe('a scope past its snapshot, written on two instances at once', () => {
               return w.rec({ ...body(p, on ? 'b' : 'a'), scope, expect: p.expect === 'zero' ? 0 : p.expect === 'wrong' ? 999 : n % 2 });
             }),
           );
-          for (const r of answers) expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
+          // Each answered as the log has it, or refused `unavailable` with nothing written (the log the cold instance is held to has none of it).
+          for (const r of answers) if (r.status !== 503 || r.body.error !== 'unavailable') expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
 
           const c = await startTestService({ shareWith: pair.a });
           try {
