@@ -43,7 +43,8 @@ const call = async (svc: TestService, method: string, path: string, body?: unkno
 const snapshotRow = async () =>
   (
     await a.pool.query<{ stream: string; revision: number; state: string }>(
-      `SELECT stream, revision::int AS revision, state FROM custodian_snapshots WHERE stream LIKE 'agent:acme:%'`,
+      // The head's row (its parts are rows of their own, `agent:acme:bot#…`).
+      `SELECT stream, revision::int AS revision, state FROM custodian_snapshots WHERE stream = 'agent:acme:bot'`,
     )
   ).rows[0];
 const snapshotPast = async (revision: number) => {
