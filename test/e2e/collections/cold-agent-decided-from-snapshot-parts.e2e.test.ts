@@ -112,9 +112,9 @@ const sent = async (send: () => Promise<{ status: number; body: any }>) => {
 /** An agent of its own, a collection, 520 records put on both instances (so a snapshot holds them). */
 const fill = async (collection: string): Promise<Agent> => {
   const who = await asAgent(`seller-${collection}`);
-  expect((await call(who, a, 'PUT', '/v1/agent/collections', { collections: { [collection]: { people: ['buyer'], fields: ['status', 'listing'] } } })).status).toBe(
-    200,
-  );
+  expect(
+    (await call(who, a, 'PUT', '/v1/agent/collections', { collections: { [collection]: { people: ['buyer'], fields: ['status', 'listing'] } } })).status,
+  ).toBe(200);
   const revision = (await a.store.readStream(who.stream)).at(-1)!.revision;
   let next = 0;
   await Promise.all(

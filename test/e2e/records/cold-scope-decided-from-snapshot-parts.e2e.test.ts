@@ -136,7 +136,8 @@ const headPast = async (svc: TestService, stream: string, revision: number) => {
 const sent = async (svc: TestService, first: Caller, request: unknown) => {
   let r = await first.rec(request);
   // Sent again on a call of its own, so the retries never take the 64 requests of the fill's calls.
-  for (let i = 0; i < 4 && r.status === 503 && r.body?.error === 'unavailable'; i++) r = await (await caller(svc, 'acme', { purpose: PURPOSES[0] })).rec(request);
+  for (let i = 0; i < 4 && r.status === 503 && r.body?.error === 'unavailable'; i++)
+    r = await (await caller(svc, 'acme', { purpose: PURPOSES[0] })).rec(request);
   return r;
 };
 
