@@ -170,8 +170,7 @@ describe('holds, runs and puts on two instances, interleaved at random', () => {
           // the same, so the holds checked are every hold of this world the log has, not only
           // those answered 201.
           const recordedOnly = (r: Answer) => r.status === 503 && r.body?.error === 'unavailable' && typeof r.body.position === 'number';
-          for (const r of answers)
-            if (!recordedOnly(r)) expect(r.status, `${JSON.stringify(r.op)} → ${JSON.stringify(r.body)}`).toBeLessThan(500);
+          for (const r of answers) if (!recordedOnly(r)) expect(r.status, `${JSON.stringify(r.op)} → ${JSON.stringify(r.body)}`).toBeLessThan(500);
           const placedHolds = await positionsOf(from, 'HoldPlaced', `data->>'tenant' = $3`, [tenant]);
           const answeredHolds = answers.filter((r) => r.op.kind === 'hold' && (r.status < 300 || recordedOnly(r)));
           expect(placedHolds.length, 'one HoldPlaced for each hold answered 201 or 503 "recorded"').toBe(answeredHolds.length);
