@@ -75,7 +75,8 @@ describe("an agent's older snapshot put back in its row", () => {
     expect(forgot.body.deleted).toBeGreaterThanOrEqual(50);
     // Past the next snapshot, so the row holds a newer one before the older is put back.
     await puts(520, 1040, (i) => ({ person: `p${i}`, topic: 't' }));
-    expect((await snapshotPast(older.revision + 500)).revision).toBeGreaterThan(older.revision);
+    // (Snapshots every 50 events, taken where a batch's append lands: any newer head will do.)
+    expect((await snapshotPast(older.revision + 1)).revision).toBeGreaterThan(older.revision);
     const replay = async () => {
       const c = await startTestService({ shareWith: a });
       cold.push(c);
