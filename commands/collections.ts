@@ -5,16 +5,21 @@ import { agentReadsStream, agentStream, type CollectionDeclaration, type Collect
 import { fitEntries, type FitAsk, type FittedEntries } from '../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { recordsRefusal, noCollection } from '../domain/collections/refusals.ts';
-import type { AgentState, KeptRecord } from '../domain/collections/state.ts';
+import { copyAgent, planAgent, postingKey, recordKey, type AgentState, type KeptRecord, type Posting } from '../domain/collections/state.ts';
 import { indexText, indexTexts, isPlainObject, personNames, type Json, type JsonObject } from '../domain/collections/values.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { SealContext, Sealer } from '../domain/ports/sealer.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { appendFacts } from './append-facts.ts';
+import { eventRegistry } from '../domain/events/registry.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
-import { packAgent, unpackAgent } from '../domain/collections/snapshot.ts';
+import { packAgent, takeAgent, unpackAgent } from '../domain/collections/snapshot.ts';
+import { assertUntampered } from '../domain/ports/event-store.ts';
+import { PartsMissing } from '../domain/shared/keyed.ts';
+import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
+import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
 import { handle, inspect, stateCache, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
 
@@ -29,8 +34,13 @@ export interface CollectionsDeps {
   readonly onError?: (error: unknown) => void;
 }
 
-/** Events between an agent's snapshots: a cold load reads at most this many events after one. */
-const SNAPSHOT_EVERY = 500;
+/**
+ * Events between an agent's snapshots: a cold load reads at most this many events after one,
+ * and the parts each of them names (its record's, and the index lists it leaves and joins).
+ * A snapshot writes its head and only the parts changed since the last, so it is taken often:
+ * at 500 events, the tail alone named most parts of a 10,000-record agent.
+ */
+const SNAPSHOT_EVERY = 50;
 
 /** An exported record: an entry and its collection. */
 export type Exported = Entry & { collection: string };
@@ -68,7 +78,8 @@ const sealContext = (tenant: string, agent: string, collection: string, id: stri
   data_subject: null,
 });
 
-const byAge = (a: KeptRecord, b: KeptRecord) => a.created_ms - b.created_ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byAge = (a: { created_ms: number; id: string }, b: { created_ms: number; id: string }) =>
+  a.created_ms - b.created_ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * The agent records' command and read paths over one stream per (tenant, agent). Reads come
@@ -82,50 +93,164 @@ export const collectionsService = (deps: CollectionsDeps) => {
   const queues = streamQueues();
   /** The revision of each agent stream's newest snapshot this instance knows of (-1: none). */
   const snapshotAt = new Map<string, number>();
+  /** Streams whose next load folds the whole log: a part their snapshot named was not as named, twice. */
+  const replayWhole = new Set<string>();
+  /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
+  const written: WrittenParts = new WeakMap();
   const { snapshots, mac } = deps;
   const tenantOf = (stream: string) => stream.split(':')[1]!;
+  /** Pure work on a state that may hold parts not read yet: the parts it names are read and it runs again. */
+  const pure = <T>(work: () => T): Promise<T> => withParts(snapshots, work);
+  /** Every look a decision's events make (the fold after it then never meets a part not read yet). */
+  const looksOf = (state: AgentState, command: CollectionCommand) => {
+    const decided = agentDecider.decide(command, state);
+    if (E.isRight(decided)) for (const e of decided.right) planAgent(state, e);
+  };
+  /**
+   * Reads, in two reads, the parts folding these events into `state` looks into: the records
+   * they name, then the query index's lists those records leave and the events join.
+   */
+  const readTail = async (state: AgentState, events: readonly CollectionEvent[]) => {
+    const named = events.flatMap((e) =>
+      e.type === 'AgentRecordPut' || e.type === 'AgentRecordDeleted'
+        ? [recordKey(e.data.collection, e.data.id)]
+        : e.type === 'AgentPersonForgotten'
+          ? e.data.records.map((r) => recordKey(r.collection, r.id))
+          : e.data.indexed.map((r) => recordKey(r.collection, r.id)),
+    );
+    await pure(() => state.records.require(named));
+    // Then the query index's lists they leave and join, in one read too.
+    const posted = [
+      ...named.flatMap((k) => {
+        const r = state.records.get(k);
+        return r ? r.index.map(([f, d]) => postingKey(r.collection, f, d)) : [];
+      }),
+      ...events.flatMap((e) =>
+        e.type === 'AgentRecordPut'
+          ? e.data.index.map((i) => postingKey(e.data.collection, i.field, i.digest))
+          : e.type === 'AgentCollectionsDeclared'
+            ? e.data.indexed.flatMap((r) => r.index.map((i) => postingKey(r.collection, i.field, i.digest)))
+            : [],
+      ),
+    ];
+    await pure(() => state.postings.require(posted));
+  };
+  /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
+  const fromSnapshot = async (snaps: SnapshotStore, stream: string): Promise<{ at: number; folded: Folded<AgentState> | null }> => {
+    const found = await snaps.load(stream);
+    const state = found ? unpackAgent(found.state, stream, found.revision, mac!(tenantOf(stream))) : null;
+    if (!found || !state) return { at: -1, folded: null };
+    const tail = await deps.store.readStream(stream, found.revision + 1);
+    const events: CollectionEvent[] = [];
+    for (const r of tail) {
+      assertUntampered(r);
+      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
+      if (E.isLeft(decoded)) throw new Error(`stream ${stream} revision ${r.revision}: ${decoded.left}`);
+      events.push(decoded.right as CollectionEvent);
+    }
+    // Each event then looks up all it touches before it changes anything.
+    await readTail(state, events);
+    for (const e of events) await pure(() => planAgent(state, e)).then((apply) => apply());
+    return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
+  };
   const snapshotting: Partial<Pick<HandlerOptions<CollectionEvent, AgentState>, 'snapshot' | 'appended'>> =
     snapshots && mac
       ? {
           snapshot: async (stream: string) => {
-            const found = await snapshots.load(stream);
-            const state = found ? unpackAgent(found.state, stream, found.revision, mac(tenantOf(stream))) : null;
             if (snapshotAt.size > 1_000) snapshotAt.clear();
-            snapshotAt.set(stream, found && state ? found.revision : -1);
-            return found && state ? { state, revision: found.revision } : null;
+            if (replayWhole.delete(stream)) {
+              snapshotAt.set(stream, -1);
+              return null;
+            }
+            // A part rewritten by a newer snapshot in between: its head names it now, so the head is read again, once.
+            for (let attempt = 1; ; attempt++) {
+              try {
+                const { at, folded } = await fromSnapshot(snapshots, stream);
+                snapshotAt.set(stream, at);
+                return folded;
+              } catch (error) {
+                if (!(error instanceof SnapshotPartsGone)) throw error;
+                if (attempt >= 2) {
+                  snapshotAt.set(stream, -1);
+                  return null;
+                }
+              }
+            }
           },
           appended: (stream: string, folded: Readonly<Folded<AgentState>>) => {
             const revision = folded.revision as number;
             if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
             snapshotAt.set(stream, revision);
-            // The state is updated in place by the next command: packed after this answer, under the stream's lock.
+            // Taken now, under the stream's lock (the maps are persistent values, the rest copied); packed and written after the answer.
+            const taken = takeAgent(folded.state);
             setImmediate(() => {
               void (async () => {
-                const packed = (await inspect<CollectionEvent, AgentState>(
-                  deps.store,
-                  stream,
-                  agentDecider,
-                  (state) => {
-                    const at = cache.get(stream)?.revision;
-                    return typeof at === 'number' ? { revision: at, state: packAgent(state, stream, at, mac(tenantOf(stream))) } : null;
-                  },
-                  options,
-                )) as { revision: number; state: string } | null;
-                if (packed) await snapshots.save(stream, packed);
+                const { head, parts } = packAgent(taken, stream, revision, mac(tenantOf(stream)), written);
+                await snapshots.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
+                await snapshots.save(stream, { revision, state: head });
               })().catch((error) => deps.onError?.(error));
             });
           },
         }
       : {};
-  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, ...snapshotting };
+  // A state read from a snapshot holds parts not read yet: a catch-up behind other writers reads the ones its events look into first.
+  const parts: Pick<HandlerOptions<CollectionEvent, AgentState>, 'parts'> = snapshots ? { parts: { read: readTail, evolve: pure } } : {};
+  // A conflict goes on from the state its committed appends left, never a fresh load (see HandlerOptions.copy).
+  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, copy: copyAgent, ...snapshotting, ...parts };
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
 
+  /**
+   * Runs a command or a look again when a state it started from held a snapshot part not read
+   * yet (read now: the cached state keeps it) or named one that is not as named (the state is
+   * forgotten and read again; the second time, the stream is folded from its log). Nothing was
+   * appended or answered when either is thrown: a look makes every look into parts before it
+   * opens, audits or answers anything, and a command before it is decided.
+   */
+  const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
+    let gone = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!snapshots || attempt > 20 || !(error instanceof SnapshotPartsGone || error instanceof PartsMissing)) throw error;
+        const missing =
+          error instanceof PartsMissing
+            ? await readParts(snapshots, error.parts).then(
+                () => null,
+                (e: unknown) => e,
+              )
+            : error;
+        if (missing === null) continue;
+        if (!(missing instanceof SnapshotPartsGone)) throw missing;
+        cache.delete(stream);
+        if (++gone > 1) replayWhole.add(stream);
+      }
+    }
+  };
+
   const run = (tenant: string, agent: string, command: (state: AgentState) => Promise<CollectionCommand> | CollectionCommand) =>
-    handle<CollectionCommand, CollectionEvent, AgentState>(deps.store, agentStream(tenant, agent), agentDecider, command, cause(tenant), options);
+    withSnapshotParts(agentStream(tenant, agent), () =>
+      handle<CollectionCommand, CollectionEvent, AgentState>(
+        deps.store,
+        agentStream(tenant, agent),
+        agentDecider,
+        async (state) => {
+          const c = await command(state);
+          // Everything the decision and its fold look into is read before `handle` decides (both are synchronous).
+          if (snapshots) await pure(() => looksOf(state, c));
+          return c;
+        },
+        cause(tenant),
+        options,
+      ),
+    );
 
   const look = <T>(tenant: string, agent: string, f: (state: AgentState) => Promise<T> | T) =>
-    inspect<CollectionEvent, AgentState>(deps.store, agentStream(tenant, agent), agentDecider, f, options) as Promise<T>;
+    withSnapshotParts(
+      agentStream(tenant, agent),
+      () => inspect<CollectionEvent, AgentState>(deps.store, agentStream(tenant, agent), agentDecider, f, options) as Promise<T>,
+    );
 
   const open = async (tenant: string, agent: string, r: KeptRecord): Promise<Entry | null> => {
     const text = await deps.keys.open(sealContext(tenant, agent, r.collection, r.id, r.created_ms, r.seq), 'body', r.value);
@@ -152,6 +277,33 @@ export const collectionsService = (deps: CollectionsDeps) => {
 
   const index = (tenant: string, value: JsonObject, people: readonly string[], fields: readonly string[]): IndexEntry[] =>
     indexTexts(value, people, fields).map((e) => ({ field: e.field, digest: digest(tenant, e.text) }));
+
+  /**
+   * The records of `collection` whose index holds every wanted digest, oldest first, after the
+   * page's start: the first `limit` of them, and whether more match. With fields asked, from the
+   * query index (the records holding each value, with their createdAt), so only the records
+   * answered are read; with none, every record of the collection.
+   */
+  const matchesOf = (
+    state: AgentState,
+    collection: string,
+    wanted: readonly (readonly [string, string])[],
+    afterOk: (r: { created_ms: number; id: string }) => boolean,
+    limit: number,
+  ): { hits: KeptRecord[]; beyond: boolean } => {
+    if (wanted.length === 0) {
+      const matched = [...state.records.values()].filter((r) => r.collection === collection && afterOk(r)).sort(byAge);
+      return { hits: matched.slice(0, limit), beyond: matched.length > limit };
+    }
+    const keys = wanted.map(([f, d]) => postingKey(collection, f, d));
+    state.postings.require(keys);
+    const lists = keys.map((k) => state.postings.get(k) ?? []).sort((a, b) => a.length - b.length);
+    const others = lists.slice(1).map((l) => new Set(l.map((p) => p.id)));
+    const matched = lists[0]!.filter((p: Posting) => others.every((o) => o.has(p.id)) && afterOk(p)).sort(byAge);
+    const page = matched.slice(0, limit).map((p) => recordKey(collection, p.id));
+    state.records.require(page);
+    return { hits: page.map((k) => state.records.get(k)!), beyond: matched.length > limit };
+  };
 
   /** A query's page, shaped by `shape` before the read is audited, so the audit names exactly the ids answered. */
   const queryWith = async <T>(
@@ -180,17 +332,16 @@ export const collectionsService = (deps: CollectionsDeps) => {
       // A value the index never holds (null, an object, a number in a people field) matches nothing.
       if (wanted.some(([, d]) => d === null)) return E.right(shape([], false).answer);
       const after = page.after;
-      const matched = [...state.records.values()]
-        .filter((r) => r.collection === collection && wanted.every(([f, d]) => r.index.get(f) === d))
-        .filter((r) => !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))
-        .sort(byAge);
-      const hits = matched.slice(0, limit);
+      const afterOk = (r: { created_ms: number; id: string }) =>
+        !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id);
+      // Looked up before anything is opened or audited: a part not read yet is read and the look runs again.
+      const { hits, beyond } = matchesOf(state, collection, wanted as [string, string][], afterOk, limit);
       const entries: Entry[] = [];
       for (const r of hits) {
         const e = await open(tenant, agent, r);
         if (e) entries.push(e);
       }
-      const { answer, returned } = shape(entries, matched.length > limit);
+      const { answer, returned } = shape(entries, beyond);
       return E.right(
         await audited(
           tenant,
@@ -227,9 +378,10 @@ export const collectionsService = (deps: CollectionsDeps) => {
       const decided = await run(tenant, agent, async (state) => {
         // Every record already kept is indexed for the fields this declaration adds, in the same event.
         const indexed: { collection: string; id: string; index: IndexEntry[] }[] = [];
+        const kept = await pure(() => [...state.records.values()]);
         for (const added of addedFields(state, collections)) {
           if (added.isNew || added.people.length + added.fields.length === 0) continue;
-          for (const r of state.records.values()) {
+          for (const r of kept) {
             if (r.collection !== added.name) continue;
             const entry = await open(tenant, agent, r);
             if (entry) indexed.push({ collection: r.collection, id: r.id, index: index(tenant, entry.value, added.people, added.fields) });
@@ -250,7 +402,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
         const seq = state.seq + 1;
         const ok = declared && checkId(id) === null && isPlainObject(value);
         const now = deps.now();
-        const created = createdAtFor(state, collection, id, now);
+        const created = await pure(() => createdAtFor(state, collection, id, now));
         return {
           kind: 'put',
           tenant,
@@ -275,7 +427,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
     async get(tenant: string, agent: string, collection: string, id: string): Result<Entry | null> {
       return look(tenant, agent, async (state) => {
         if (!state.collections.has(collection)) return E.left(noCollection(collection));
-        const r = state.records.get(`${collection}/${id}`);
+        const r = await pure(() => state.records.get(`${collection}/${id}`));
         const entry = r ? await open(tenant, agent, r) : null;
         return E.right(await audited(tenant, agent, 'get', collection, entry ? [{ collection, id }] : [], entry));
       });
@@ -311,8 +463,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
 
     async delete(tenant: string, agent: string, collection: string, id: string): Result<{ deleted: boolean }> {
       let incarnation = 0;
-      const decided = await run(tenant, agent, (state) => {
-        incarnation = state.records.get(`${collection}/${id}`)?.created_ms ?? 0;
+      const decided = await run(tenant, agent, async (state) => {
+        incarnation = (await pure(() => state.records.get(`${collection}/${id}`)))?.created_ms ?? 0;
         return { kind: 'delete', tenant, agent, collection, id, now: deps.now() };
       });
       if (E.isLeft(decided)) return decided;
@@ -324,8 +476,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
     async forget(tenant: string, agent: string, person: string, also: readonly string[] = []): Result<{ deleted: number }> {
       const names = person === '' ? [] : personNames(person, also).map((n) => digest(tenant, JSON.stringify(n)));
       const incarnations = new Map<string, number>();
-      const decided = await run(tenant, agent, (state) => {
-        for (const r of state.records.values()) incarnations.set(`${r.collection}/${r.id}`, r.created_ms);
+      const decided = await run(tenant, agent, async (state) => {
+        for (const r of await pure(() => [...state.records.values()])) incarnations.set(`${r.collection}/${r.id}`, r.created_ms);
         return { kind: 'forget', tenant, agent, names, now: deps.now() };
       });
       if (E.isLeft(decided)) return decided;

@@ -126,13 +126,48 @@ const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
 type Evolving<Ev, S> = Pick<Aggregate<unknown, Ev, S>, 'evolve' | 'fold'>;
 
 /**
- * Folds a stream into `into` from the revision after its own (catching a cached state up):
- * with the aggregate's `fold`, every event read is folded in one pass.
+ * How a catch-up folds events into a state that may hold snapshot parts not read yet (a
+ * cold instance's state, or one read back from a snapshot after a conflict): `read` reads, in
+ * as few reads as it can, the parts folding these events looks into; `evolve` runs one pure
+ * evolve, reading any part it still meets and running it again (an evolve looks into
+ * everything before it changes anything, so a look that throws leaves the state as it was).
  */
-const catchUp = async <Ev, S>(store: EventStore, stream: string, aggregate: Evolving<Ev, S>, codec: Codec<Ev>, into: Folded<S>): Promise<Folded<S>> => {
+export interface PartsFold<Ev, S> {
+  readonly read: (state: S, events: readonly Ev[]) => Promise<void>;
+  readonly evolve: (work: () => S) => Promise<S>;
+}
+
+/**
+ * Folds a stream into `into` from the revision after its own (catching a cached state up):
+ * with the aggregate's `fold`, every event read is folded in one pass; with `parts`, the
+ * snapshot parts the events look into are read first, and the revision moves with each event
+ * folded (a read that fails leaves `into` a prefix of the stream, never past its revision).
+ */
+const catchUp = async <Ev, S>(
+  store: EventStore,
+  stream: string,
+  aggregate: Evolving<Ev, S>,
+  codec: Codec<Ev>,
+  into: Folded<S>,
+  parts?: PartsFold<Ev, S>,
+): Promise<Folded<S>> => {
   const from = into.revision === 'no_stream' ? 0 : (into.revision as number) + 1;
   const records = await store.readStream(stream, from);
   const { fold } = aggregate;
+  if (parts && records.length > 0) {
+    const events: Ev[] = [];
+    for (const r of records) {
+      assertUntampered(r);
+      events.push(await codec.read(r));
+    }
+    await parts.read(into.state, events);
+    for (let i = 0; i < events.length; i++) {
+      const state = into.state;
+      into.state = await parts.evolve(() => aggregate.evolve(state, events[i]!));
+      into.revision = records[i]!.revision;
+    }
+    return into;
+  }
   if (fold && records.length > 1) {
     const events: Ev[] = [];
     for (const r of records) {
@@ -195,6 +230,16 @@ export interface HandlerOptions<Ev, S, C = unknown> {
   readonly contendedForMs?: number;
   /** Called under the stream's lock after a successful append, with the state it left (to take snapshots). */
   readonly appended?: (stream: string, folded: Readonly<Folded<S>>) => void;
+  /** For states that may hold snapshot parts not read yet: how a catch-up reads them before it folds (see `PartsFold`). */
+  readonly parts?: PartsFold<Ev, S>;
+  /**
+   * A copy of a state that `evolve` updates in place, cheap (its large maps persistent and
+   * shared), that stays as it was while the fold moves on. With it, a batch keeps the state
+   * each of its appends leaves, and when a later append conflicts it goes on from the one
+   * holding exactly what committed — cached, with every part it had read — instead of
+   * forgetting the state and loading it again (from its snapshot, cold) on every conflict.
+   */
+  readonly copy?: (state: S) => S;
 }
 
 /** The cached state, else a snapshot, else the empty state: then caught up from its revision. */
@@ -249,12 +294,15 @@ const decideInOrder = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], fold
   let expected = folded.revision;
   let pending: readonly Ev[] | null = null;
   let evolved = 0;
+  /** With `copy`: the state holding exactly the batch's first i appends, at i. */
+  const kept: S[] = options.copy ? [options.copy(folded.state)] : [];
   for (const entry of entries) {
     const { command, cause, writes } = entry.item;
     if (pending) {
       folded.state = pending.reduce(aggregate.evolve, folded.state);
       pending = null;
       evolved++;
+      if (options.copy) kept.push(options.copy(folded.state));
     }
     try {
       const c = typeof command === 'function' ? await (command as (s: S) => C | Promise<C>)(folded.state) : command;
@@ -281,7 +329,7 @@ const decideInOrder = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], fold
       decided.push(tampered ? { kind: 'answer', entry, outcome: tampered } : { kind: 'error', entry, error });
     }
   }
-  return { decided, pending, evolved };
+  return { decided, pending, evolved, kept };
 };
 
 /** The batch's appends: one alone, or several as one chain (one statement where the store can). */
@@ -295,6 +343,27 @@ const appendAll = async (store: EventStore, units: readonly AppendUnit[]): Promi
 };
 
 /**
+ * The state holding exactly what committed, for the answers of a batch of which only a prefix
+ * committed: from the snapshot and the log; when a snapshot part is meanwhile not as its head
+ * names it, from the log alone. It never fails for a part: commands that committed are
+ * answered, never decided again.
+ */
+const committedState = async <C, Ev, S>(
+  store: EventStore,
+  stream: string,
+  aggregate: Aggregate<C, Ev, S>,
+  options: HandlerOptions<Ev, S, C>,
+  codec: Codec<Ev>,
+): Promise<S> => {
+  try {
+    return (await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options), options.parts)).state;
+  } catch (error) {
+    if (!options.parts || error instanceof TamperedLog) throw error;
+    return (await catchUp(store, stream, aggregate, codec, { state: aggregate.initialState(), revision: 'no_stream' })).state;
+  }
+};
+
+/**
  * One round of a batch: decide in order, append, then answer. An append is answered once the
  * commit holding it is; its store made the chain's commits a prefix (none after one that did not).
  * A refusal or "nothing to do" is answered only when every append decided before it committed
@@ -304,7 +373,7 @@ const appendAll = async (store: EventStore, units: readonly AppendUnit[]): Promi
  */
 const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded: Folded<S>, caughtUp: boolean, codec: Codec<Ev>) => {
   const { store, stream, aggregate, options } = entries[0]!.item;
-  const { decided, pending, evolved } = await decideInOrder(entries, folded, codec);
+  const { decided, pending, evolved, kept } = await decideInOrder(entries, folded, codec);
   const appends = decided.filter((d): d is Extract<Decided<C, Ev, S>, { kind: 'append' }> => d.kind === 'append');
   const results = await appendAll(
     store,
@@ -323,9 +392,17 @@ const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded
   // What committed is answered with a state holding nothing else: a state evolved past it is
   // forgotten, and when some of the batch did commit, the stream is folded afresh for their answers.
   let answered = folded.state;
-  if (evolved > committed) {
+  const back = evolved > committed ? kept[committed] : undefined;
+  if (back !== undefined) {
+    // The state as it was after the appends that committed: the batch goes on from it, cached.
+    folded.state = answered = back;
+    if (committed > 0) {
+      folded.revision = positions.at(-1)!.nextExpectedRevision;
+      options.appended?.(stream, folded);
+    }
+  } else if (evolved > committed) {
     options.cache?.delete(stream);
-    if (committed > 0) answered = (await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options))).state;
+    if (committed > 0) answered = await committedState(store, stream, aggregate, options, codec);
   } else if (committed > 0) {
     folded.revision = positions.at(-1)!.nextExpectedRevision;
     options.appended?.(stream, folded);
@@ -379,7 +456,7 @@ const runBatch = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[]): Promise<
     const optimistic = attempt === 1 ? options.cache?.get(stream) : undefined;
     let folded: Folded<S>;
     try {
-      folded = optimistic ?? (await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options)));
+      folded = optimistic ?? (await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options), options.parts));
     } catch (error) {
       // Nothing is decided from a log that does not verify: every command queued on it is refused.
       const tampered = tamperedRefusal(options, error);
@@ -458,7 +535,7 @@ export const inspect = async <Ev, S>(
 ) =>
   (options.queues ?? shared).exclusive(`${store.name}|${stream}`, async () => {
     const codec = options.codec ?? registryCodec<Ev>(stream);
-    const folded = await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options));
+    const folded = await catchUp(store, stream, aggregate, codec, await start(stream, aggregate, options), options.parts);
     options.cache?.set(stream, folded);
     return look(folded.state);
   });

@@ -140,6 +140,8 @@ export const jobCommands = (
     ...(snapshots
       ? {
           snapshot: (stream: string) => fromSnapshot(tenant, stream, snapshots),
+          // A state read from a snapshot, caught up behind other writers: the parts its events look into are read first.
+          parts: { read: (state, events) => readParts(snapshots, partsNamed(state, events)), evolve: (work) => withParts(snapshots, work) },
           appended: (stream: string, folded) => snapshotLater(snapshots, tenant, stream, folded),
         }
       : {}),

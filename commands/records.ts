@@ -5,13 +5,12 @@ import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { Sealer } from '../domain/ports/sealer.ts';
-import { scopeDecider } from '../domain/records/decider.ts';
+import { scopeDecider, type ScopeCommand } from '../domain/records/decider.ts';
 import { MEMORY_TAINT } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey, tenantOfRecordsStream } from '../domain/records/rules.ts';
-import { openScopeSnapshot, sealScopeSnapshot } from '../domain/records/snapshot-mac.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { personRecordGone } from '../domain/records/reads.ts';
-import { newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
+import { copyScope, newest, type ScopeEvent, type ScopeState } from '../domain/records/state.ts';
 import { checkScope } from '../domain/records/write-rules.ts';
 import { retentionVerdicts, type RetainScope, type RetentionVerdict } from '../domain/retention/decide.ts';
 import { isHeld, type HeldCandidate, type HoldsAt } from '../domain/retention/holds.ts';
@@ -22,7 +21,11 @@ import type { CallContext } from '../queries/call-context.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import { AppendRowTaken, withKeyWork, type KeyWork } from '../domain/ports/append-rows.ts';
 import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
-import { packScope, unpackScope } from '../domain/records/snapshot.ts';
+import { openScope, packScopeSnapshot, takeScope } from '../domain/records/snapshot.ts';
+import { assertUntampered } from '../domain/ports/event-store.ts';
+import { PartsMissing, type PartStub } from '../domain/shared/keyed.ts';
+import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
+import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
 
 /** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
 const KEY_RACE_MS = 10_000;
@@ -135,36 +138,138 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     codec: scopeCodec(sealer),
     queues: streamQueues(),
     batch: PUTS_PER_BATCH,
+    // A conflict goes on from the state its committed appends left, never a fresh load (see HandlerOptions.copy).
+    copy: copyScope,
   };
   // Counts snapshot loads: a put whose request-key check ran before one must check again.
   let snapshotLoads = 0;
   /** The revision of each stream's newest snapshot this process knows of. */
   const snapshotAt = new Map<string, number>();
+  /** Streams whose next load folds the whole log: a part their snapshot named was not as named, twice. */
+  const replayWhole = new Set<string>();
+  /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
+  const written: WrittenParts = new WeakMap();
   const snapshots = deps.snapshots;
   const mac = deps.snapshotMac;
+  const stubsOf = (map: { stubOn(key: string): PartStub | null }, keys: Iterable<string | null>) => {
+    const out = new Set<PartStub>();
+    for (const k of keys) {
+      const stub = k === null ? null : map.stubOn(k);
+      if (stub) out.add(stub);
+    }
+    return [...out];
+  };
+  /**
+   * Reads, in two reads at most, the parts a decision on these keys and digests and its events'
+   * fold look into: the records under the keys, then the dedupe index under the digests given
+   * and the ones those records hold now.
+   */
+  const readScopeParts = async (s: ScopeState, keys: readonly string[], digests: readonly (string | null)[]) => {
+    if (!snapshots) return;
+    await readParts(snapshots, stubsOf(s.records, keys));
+    await readParts(snapshots, stubsOf(s.dedupe, [...digests, ...keys.map((k) => s.records.get(k)?.latest.dedupe_digest ?? null)]));
+  };
+  /** The parts a catch-up's events look into, read before they are folded (a state read from a snapshot holds the rest as stubs). */
+  const readEvents = (s: ScopeState, events: readonly ScopeEvent[]) =>
+    readScopeParts(
+      s,
+      events.map((e) => e.data.key),
+      events.map((e) => (e.type === 'RecordVersionWritten' ? e.data.dedupe_digest : null)),
+    );
+  /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
+  const fromSnapshot = async (snaps: SnapshotStore, envelopeMac: EnvelopeMacs, stream: string) => {
+    const found = await snaps.load(stream);
+    const state = found && openScope(found.state, stream, found.revision, envelopeMac(tenantOfRecordsStream(stream)));
+    if (!found || !state) return { at: -1, folded: null };
+    const events: ScopeEvent[] = [];
+    const tail = await store.readStream(stream, found.revision + 1);
+    for (const r of tail) {
+      assertUntampered(r);
+      events.push(await common.codec!.read(r));
+    }
+    await readEvents(state, events);
+    // Each event looks up all it touches before it changes anything: one that meets a part not read yet is evolved again once it is.
+    for (const e of events) await withParts(snaps, () => scopeDecider.evolve(state, e));
+    return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
+  };
   const options: HandlerOptions<ScopeEvent, ScopeState> =
     !snapshots || !mac
       ? common
       : {
           ...common,
+          parts: { read: readEvents, evolve: (work) => withParts(snapshots, work) },
           snapshot: async (stream) => {
-            const found = await snapshots.load(stream);
-            const text = found && openScopeSnapshot(found.state, stream, found.revision, mac(tenantOfRecordsStream(stream)));
-            const state = text ? unpackScope(text) : null;
             snapshotLoads++;
             if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
-            snapshotAt.set(stream, found && state ? found.revision : -1);
-            return found && state ? { state, revision: found.revision } : null;
+            if (replayWhole.delete(stream)) {
+              snapshotAt.set(stream, -1);
+              return null;
+            }
+            // A part rewritten by a newer snapshot in between: its head names it now, so the head is read again, once.
+            for (let attempt = 1; ; attempt++) {
+              try {
+                const { at, folded } = await fromSnapshot(snapshots, mac, stream);
+                snapshotAt.set(stream, at);
+                return folded;
+              } catch (error) {
+                if (!(error instanceof SnapshotPartsGone)) throw error;
+                if (attempt >= 2) {
+                  snapshotAt.set(stream, -1);
+                  return null;
+                }
+              }
+            }
           },
           appended: (stream, folded) => {
             const revision = folded.revision as number;
             if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
             snapshotAt.set(stream, revision);
-            // Packed now, under the stream's lock; written in the background (a lost snapshot costs a replay).
-            const sealed = sealScopeSnapshot(packScope(folded.state), stream, revision, mac(tenantOfRecordsStream(stream)));
-            void snapshots.save(stream, { revision, state: sealed }).catch((error) => deps.onError?.(error));
+            // Taken now, under the stream's lock (the maps are persistent values); packed and written after the answer (a lost snapshot costs a replay).
+            const taken = takeScope(folded.state);
+            setImmediate(() => {
+              void (async () => {
+                const { head, parts } = packScopeSnapshot(taken, stream, revision, mac(tenantOfRecordsStream(stream)), written);
+                await snapshots.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
+                await snapshots.save(stream, { revision, state: head });
+              })().catch((error) => deps.onError?.(error));
+            });
           },
         };
+  /**
+   * Runs a command on the scope again when a state it started from held a snapshot part not
+   * read yet (read now: the cached state keeps it) or named one that is not as named (a newer
+   * snapshot rewrote it: the state is forgotten and read again; the second time, the scope is
+   * folded from its log). Nothing was appended when either is thrown: both come before the
+   * decision, or from the fold of a state read.
+   */
+  const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
+    let gone = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (!snapshots || attempt > 20 || !(error instanceof SnapshotPartsGone || error instanceof PartsMissing)) throw error;
+        const missing =
+          error instanceof PartsMissing
+            ? await readParts(snapshots, error.parts).then(
+                () => null,
+                (e: unknown) => e,
+              )
+            : error;
+        if (missing === null) continue;
+        if (!(missing instanceof SnapshotPartsGone)) throw missing;
+        common.cache!.delete(stream);
+        if (++gone > 1) replayWhole.add(stream);
+      }
+    }
+  };
+  /** Everything a command's decision looks into is read before `handle` decides (its decide and evolve are synchronous). */
+  const partsRead = async (s: ScopeState, keys: readonly string[], digests: readonly (string | null)[], command: () => ScopeCommand) => {
+    if (!snapshots) return;
+    await readScopeParts(s, keys, digests);
+    // A scan (ended person records under a cap, the live-record bound) reads every part: named at once.
+    await withParts(snapshots, () => scopeDecider.decide(command(), s));
+  };
   const priorWrite = (tenant: string, rk: string) => priorWriteOf(db, tenant, rk);
 
   /**
@@ -252,52 +357,57 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     );
     const digest = req.dedupe === undefined ? null : sealer.dedupeDigest(ctx.tenant, req.dedupe);
 
-    return handle(
-      store,
-      stream,
-      scopeDecider,
-      async (s: ScopeState) => {
-        const v = newest(s.records.get(req.record_key));
-        gone(v && personRecordGone(v, clock.now()) ? v.version : null);
-        return {
-          type: 'PutRecord' as const,
-          // A snapshot holds no request keys: a write of this request that committed between
-          // the check above and a snapshot read is found here.
-          written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
-          tenant: ctx.tenant,
-          plugin: ctx.plugin,
-          settings: ctx.settings,
-          writer: {
-            job: ctx.job,
-            run: ctx.run,
-            call: ctx.call,
-            step: ctx.step,
-            agent: ctx.agent,
-            plugin: ctx.agent_plugin,
-            purpose: ctx.purpose,
-            data_subject: ctx.data_subject,
-            labels: ctx.labels,
-            tainted: ctx.labels.includes(MEMORY_TAINT),
-          },
-          request_key: rk,
-          scope: req.scope,
-          key: req.record_key,
-          expect: req.expect,
-          kind: req.kind ?? 'note',
-          state: req.state ?? 'active',
-          supersedes: req.supersedes ?? null,
-          ends_at: req.ends_at ?? null,
-          subject_kind: req.subject_kind ?? null,
-          closed: req.closed ?? false,
-          body,
-          body_bytes: Buffer.byteLength(bodyText),
-          dedupe_digest: digest,
-          now: clock.now(),
-        };
-      },
-      { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
-      options,
-      { ...(keys ? { keys } : {}), guard },
+    return withSnapshotParts(stream, () =>
+      handle(
+        store,
+        stream,
+        scopeDecider,
+        async (s: ScopeState) => {
+          await readScopeParts(s, [req.record_key], [digest]);
+          const v = newest(s.records.get(req.record_key));
+          gone(v && personRecordGone(v, clock.now()) ? v.version : null);
+          const command: ScopeCommand = {
+            type: 'PutRecord' as const,
+            // A snapshot holds no request keys: a write of this request that committed between
+            // the check above and a snapshot read is found here.
+            written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
+            tenant: ctx.tenant,
+            plugin: ctx.plugin,
+            settings: ctx.settings,
+            writer: {
+              job: ctx.job,
+              run: ctx.run,
+              call: ctx.call,
+              step: ctx.step,
+              agent: ctx.agent,
+              plugin: ctx.agent_plugin,
+              purpose: ctx.purpose,
+              data_subject: ctx.data_subject,
+              labels: ctx.labels,
+              tainted: ctx.labels.includes(MEMORY_TAINT),
+            },
+            request_key: rk,
+            scope: req.scope,
+            key: req.record_key,
+            expect: req.expect,
+            kind: req.kind ?? 'note',
+            state: req.state ?? 'active',
+            supersedes: req.supersedes ?? null,
+            ends_at: req.ends_at ?? null,
+            subject_kind: req.subject_kind ?? null,
+            closed: req.closed ?? false,
+            body,
+            body_bytes: Buffer.byteLength(bodyText),
+            dedupe_digest: digest,
+            now: clock.now(),
+          };
+          await partsRead(s, [req.record_key], [digest], () => command);
+          return command;
+        },
+        { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
+        options,
+        { ...(keys ? { keys } : {}), guard },
+      ),
     );
   };
 
@@ -311,22 +421,30 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
   const retain = async (c: RetainRun, holds: () => Promise<HoldsAt>): Promise<{ verdicts: Map<string, RetentionVerdict>; position: number | null }> => {
     const stream = recordsStream(c.tenant, c.plugin, c.scope);
     let verdicts = new Map<string, RetentionVerdict>();
-    const handled = await handle(
-      store,
-      stream,
-      scopeDecider,
-      async (s: ScopeState) => {
-        const h = await holds();
-        const command: RetainScope = {
-          ...c,
-          candidates: c.candidates.map((r) => ({ key: r.key, version: r.version, held: isHeld(h.holds, r) })),
-          holds_at: h.at,
-        };
-        verdicts = retentionVerdicts(command, s);
-        return { type: 'RetainScope' as const, ...command };
-      },
-      { tenant: c.tenant },
-      { ...options, conditions: (command) => (command.type === 'RetainScope' ? { unmoved: [command.holds_at] } : undefined) },
+    const handled = await withSnapshotParts(stream, () =>
+      handle(
+        store,
+        stream,
+        scopeDecider,
+        async (s: ScopeState) => {
+          const h = await holds();
+          const command: RetainScope = {
+            ...c,
+            candidates: c.candidates.map((r) => ({ key: r.key, version: r.version, held: isHeld(h.holds, r) })),
+            holds_at: h.at,
+          };
+          await partsRead(
+            s,
+            command.candidates.map((r) => r.key),
+            [],
+            () => ({ type: 'RetainScope' as const, ...command }),
+          );
+          verdicts = retentionVerdicts(command, s);
+          return { type: 'RetainScope' as const, ...command };
+        },
+        { tenant: c.tenant },
+        { ...options, conditions: (command) => (command.type === 'RetainScope' ? { unmoved: [command.holds_at] } : undefined) },
+      ),
     );
     if (E.isLeft(handled)) throw new Error(`records stream ${stream}: retention refused ${handled.left.error}`);
     return { verdicts, position: handled.right.position };

@@ -1,9 +1,9 @@
-import { PartsMissing, type PartStub } from '../domain/jobs/keyed.ts';
-import { openPart } from '../domain/jobs/snapshot.ts';
+import { PartsMissing, type PartStub } from '../domain/shared/keyed.ts';
+import { openPart } from '../domain/shared/snapshot-parts.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 
 /**
- * A job snapshot's head names a part its row no longer holds (a later snapshot rewrote it, or
+ * A snapshot's head (a job's, a scope's, an agent's) names a part its row no longer holds (a later snapshot rewrote it, or
  * it was removed) or holds with other text: the snapshot is not used, the stream is replayed.
  */
 export class SnapshotPartsGone extends Error {

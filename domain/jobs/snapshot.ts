@@ -1,7 +1,7 @@
 import type { JobState } from './state.ts';
 import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
-import { isPartShape, keyedOfStubs, keyedParts, PartStub, type Keyed } from './keyed.ts';
-import { sha256Hex } from '../shared/hash.ts';
+import { keyedOfStubs, keyedParts, PartStub, type Keyed } from './keyed.ts';
+import { openPart, partDigest, partKey as sharedPartKey } from '../shared/snapshot-parts.ts';
 
 /**
  * A job's state as a snapshot: a head MACed under the tenant's envelope key, and parts. The
@@ -24,11 +24,9 @@ type MapName = (typeof MAPS)[number];
 /** What the MAC covers: the format, the stream, the revision and the text, so no head moves to another stream or revision. */
 const KIND = 'job-snapshot';
 
-/** Where a part is kept: beside its head, named by map and address. */
-export const partKey = (stream: string, map: MapName, at: number) => `${stream}#${map}.${at}`;
-
-/** A part's digest: 128 bits of the SHA-256 of its text (the head that names it is MACed). */
-export const partDigest = (text: string) => sha256Hex(text).slice(0, 32);
+/** Where a part is kept (beside its head, by map and address), its digest, and its text read back: as for every kind (domain/shared/snapshot-parts.ts). */
+export { openPart, partDigest };
+export const partKey = (stream: string, map: MapName, at: number) => sharedPartKey(stream, map, at);
 
 export interface JobSnapshot {
   readonly state: JobState;
@@ -123,11 +121,4 @@ export const unpackJob = (packed: string, stream: string, revision: number, mac:
     maps[name] = m;
   }
   return { state: { ...state, ...maps } as unknown as JobState, ...fence };
-};
-
-/** A part's text read back: its node when the text has the stub's digest and the shape, else null (the snapshot is not used). */
-export const openPart = (stub: PartStub, text: string): readonly unknown[] | null => {
-  if (partDigest(text) !== stub.digest) return null;
-  const node = JSON.parse(text) as unknown;
-  return isPartShape(node) ? node : null;
 };

@@ -58,13 +58,16 @@ const decideEnd = (c: PutRecord, currentEnd: number | undefined): E.Either<Refus
   return E.right(c.ends_at);
 };
 
-/** Check 11: another live record of the scope, of the job's purpose, with the same digest. */
+/**
+ * Check 11: another live record of the scope, of the job's purpose, with the same digest. The
+ * dedupe index holds every record whose newest version holds the digest, with that version:
+ * only its entry is read.
+ */
 const findDuplicate = (s: ScopeState, c: PutRecord) => {
   if (c.dedupe_digest === null) return null;
-  for (const [key, record] of s.records) {
+  for (const { key, latest: v } of s.dedupe.get(c.dedupe_digest) ?? []) {
     if (key === c.key) continue;
-    const v = newest(record);
-    if (isLive(v, c.now) && v!.purpose === c.writer.purpose && v!.dedupe_digest === c.dedupe_digest) return { key, version: v!.version };
+    if (isLive(v, c.now) && v.purpose === c.writer.purpose && v.dedupe_digest === c.dedupe_digest) return { key, version: v.version };
   }
   return null;
 };

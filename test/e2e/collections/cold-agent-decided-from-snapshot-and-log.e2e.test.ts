@@ -39,7 +39,10 @@ describe("a cold instance's agent records", () => {
     for (let i = 0; i < 520; i++)
       expect((await call(a, 'PUT', `/v1/agent/records/questions/q${i}`, { value: { status: i < 60 ? 'waiting' : 'answered' } })).status).toBe(200);
     const snapshotAt = async () =>
-      Number((await a.pool.query<{ r: string }>(`SELECT revision AS r FROM custodian_snapshots WHERE stream LIKE 'agent:acme:%'`)).rows[0]?.r ?? -1);
+      Number(
+        (await a.pool.query<{ r: string }>(`SELECT revision AS r FROM custodian_snapshots WHERE stream LIKE 'agent:acme:%' AND stream NOT LIKE '%#%'`)).rows[0]
+          ?.r ?? -1,
+      );
     for (let i = 0; i < 200 && (await snapshotAt()) < 499; i++) await new Promise((r) => setTimeout(r, 25));
     expect(await snapshotAt()).toBeGreaterThanOrEqual(499);
     // Past the snapshot, on both instances: two answered, two deleted, one new.
@@ -60,7 +63,7 @@ describe("a cold instance's agent records", () => {
       await c.stop();
     }
     // The snapshot's row moved past the events after it: were it used, they would never be read.
-    await a.pool.query(`UPDATE custodian_snapshots SET revision = revision + 1000 WHERE stream LIKE 'agent:acme:%'`);
+    await a.pool.query(`UPDATE custodian_snapshots SET revision = revision + 1000 WHERE stream LIKE 'agent:acme:%' AND stream NOT LIKE '%#%'`);
     const d = await startTestService({ shareWith: a });
     try {
       expect(await waiting(d)).toEqual(expected);

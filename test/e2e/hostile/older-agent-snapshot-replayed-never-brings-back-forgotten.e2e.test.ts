@@ -43,7 +43,8 @@ const call = async (svc: TestService, method: string, path: string, body?: unkno
 const snapshotRow = async () =>
   (
     await a.pool.query<{ stream: string; revision: number; state: string }>(
-      `SELECT stream, revision::int AS revision, state FROM custodian_snapshots WHERE stream LIKE 'agent:acme:%'`,
+      // The head's row (its parts are rows of their own, `agent:acme:bot#…`).
+      `SELECT stream, revision::int AS revision, state FROM custodian_snapshots WHERE stream = 'agent:acme:bot'`,
     )
   ).rows[0];
 const snapshotPast = async (revision: number) => {
@@ -74,7 +75,8 @@ describe("an agent's older snapshot put back in its row", () => {
     expect(forgot.body.deleted).toBeGreaterThanOrEqual(50);
     // Past the next snapshot, so the row holds a newer one before the older is put back.
     await puts(520, 1040, (i) => ({ person: `p${i}`, topic: 't' }));
-    expect((await snapshotPast(older.revision + 500)).revision).toBeGreaterThan(older.revision);
+    // (Snapshots every 50 events, taken where a batch's append lands: any newer head will do.)
+    expect((await snapshotPast(older.revision + 1)).revision).toBeGreaterThan(older.revision);
     const replay = async () => {
       const c = await startTestService({ shareWith: a });
       cold.push(c);

@@ -43,10 +43,10 @@ describe('a scope carried past its snapshot by batched puts on two instances', (
     expect(rows[0]!.n).toBe(written.size);
     // Past a snapshot (one is taken every 500 events of a scope).
     expect(written.size).toBeGreaterThan(500);
-    // The snapshot is written in the background after the append that crossed 500 events.
+    // The snapshot (its head; its parts are rows named `<stream>#…`) is written in the background after the append that crossed 500 events.
     let snapshots = 0;
     for (let tries = 0; tries < 100 && snapshots === 0; tries++) {
-      snapshots = (await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_snapshots WHERE stream LIKE '%project:snap%'`)).rows[0]!.n;
+      snapshots = (await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_snapshots WHERE stream LIKE '%:project:snap'`)).rows[0]!.n;
       if (snapshots === 0) await new Promise((r) => setTimeout(r, 50));
     }
     expect(snapshots).toBe(1);

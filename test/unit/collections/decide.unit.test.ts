@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { agentDecider, type CollectionCommand } from '../../../domain/collections/decide.ts';
 import type { CollectionEvent } from '../../../domain/collections/events.ts';
 import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
-import { evolveAgent, initialAgentState } from '../../../domain/collections/state.ts';
+import { evolveAgent, indexed, initialAgentState, postingKey } from '../../../domain/collections/state.ts';
 import { indexTexts, isPlainObject, personNames } from '../../../domain/collections/values.ts';
 import { specify } from '../../support/decider.ts';
 
@@ -155,7 +155,9 @@ describe('agent collections decider: declarations', () => {
     const [event] = given(h).when(withIndex).accepted();
     expect(event).toMatchObject({ data: { indexed: [{ id: 'q1', index: [{ field: 'note' }] }] } });
     const state = given([...h, event!]).when(declare([])).state;
-    expect(state.records.get('questions/q1')?.index.get('note')).toBe('d("x")');
+    expect(indexed(state.records.get('questions/q1')!, 'note')).toBe('d("x")');
+    // The query index finds it by that value.
+    expect(state.postings.get(postingKey('questions', 'note', 'd("x")'))?.map((p) => p.id)).toEqual(['q1']);
   });
 });
 

@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { packAgent, unpackAgent } from '../../../domain/collections/snapshot.ts';
-import { evolveAgent, initialAgentState } from '../../../domain/collections/state.ts';
+import { packAgent, packAgentLegacy, takeAgent, unpackAgent } from '../../../domain/collections/snapshot.ts';
+import { evolveAgent, initialAgentState, type AgentState } from '../../../domain/collections/state.ts';
+import { PartsMissing } from '../../../domain/shared/keyed.ts';
+import { openPart } from '../../../domain/shared/snapshot-parts.ts';
 import type { CollectionEvent } from '../../../domain/collections/events.ts';
 import { packTenant, unpackTenant } from '../../../domain/tenants/snapshot.ts';
 import { foldTenant, initialTenantState, type TenantStreamEvent } from '../../../domain/tenants/state.ts';
@@ -76,13 +78,44 @@ describe('agent snapshots', () => {
   ];
   const fold = () => history.reduce(evolveAgent, initialAgentState());
 
-  it('given an agent folded, when packed and read back for its stream and revision, then it is the same fold', () => {
-    expect(unpackAgent(packAgent(fold(), 'agent:acme:scribe', 4, macOf), 'agent:acme:scribe', 4, macOf)).toEqual(fold());
+  /** Every part read back into its stubs, as a cold instance reads them; false when one is not the part its head names. */
+  const readAll = (s: AgentState, rows: Map<string, string>) => {
+    for (;;) {
+      try {
+        return { records: [...s.records.entries()], postings: [...s.postings.entries()] };
+      } catch (error) {
+        if (!(error instanceof PartsMissing)) throw error;
+        for (const stub of error.parts) {
+          const node = openPart(stub, rows.get(stub.key) ?? '');
+          if (!node) return false;
+          stub.node = node as typeof stub.node;
+        }
+      }
+    }
+  };
+  const whole = (s: AgentState) => ({ ...s, records: [...s.records.entries()], postings: [...s.postings.entries()] });
+
+  it('given an agent folded, when its head and parts are written and read back for its stream and revision, then it is the same fold', () => {
+    const { head, parts } = packAgent(takeAgent(fold()), 'agent:acme:scribe', 4, macOf);
+    const back = unpackAgent(head, 'agent:acme:scribe', 4, macOf)!;
+    expect(readAll(back, new Map(parts.map((p) => [p.key, p.text])))).not.toBe(false);
+    expect(whole(back)).toEqual(whole(fold()));
+  });
+
+  it('given a snapshot of the format before parts (format 1), when read back, then it is the same fold', () => {
+    expect(whole(unpackAgent(packAgentLegacy(fold(), 'agent:acme:scribe', 4, macOf), 'agent:acme:scribe', 4, macOf)!)).toEqual(whole(fold()));
+  });
+
+  it('given a part edited in its row, when read back, then it is never used', () => {
+    const { head, parts } = packAgent(takeAgent(fold()), 'agent:acme:scribe', 4, macOf);
+    const rows = new Map(parts.map((p) => [p.key, p.text.replace('"q3"', '"q1"').replace('"d4"', '"d9"')]));
+    expect([...rows.values()]).not.toEqual(parts.map((p) => p.text));
+    expect(readAll(unpackAgent(head, 'agent:acme:scribe', 4, macOf)!, rows)).toBe(false);
   });
 
   it('given a snapshot, when one byte changes or it is read for another stream or revision, then it is not used', () => {
-    const packed = packAgent(fold(), 'agent:acme:scribe', 4, macOf);
-    expect(unpackAgent(packed.replace('"q3"', '"q1"'), 'agent:acme:scribe', 4, macOf)).toBeNull();
+    const packed = packAgent(takeAgent(fold()), 'agent:acme:scribe', 4, macOf).head;
+    expect(unpackAgent(packed.replace('"seq":4', '"seq":3'), 'agent:acme:scribe', 4, macOf)).toBeNull();
     expect(unpackAgent(packed, 'agent:acme:other', 4, macOf)).toBeNull();
     expect(unpackAgent(packed, 'agent:acme:scribe', 5, macOf)).toBeNull();
   });
