@@ -1,7 +1,7 @@
 import type { JobState } from './state.ts';
 import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
-import { keyedOfStubs, keyedParts, PartStub, type Keyed } from './keyed.ts';
-import { openPart, partDigest, partKey as sharedPartKey } from '../shared/snapshot-parts.ts';
+import { keyedOfStubs, PartStub, type Keyed } from './keyed.ts';
+import { openPart, packMap, partDigest, partKey as sharedPartKey } from '../shared/snapshot-parts.ts';
 
 /**
  * A job's state as a snapshot: a head MACed under the tenant's envelope key, and parts. The
@@ -65,20 +65,7 @@ export const packJob = (
   const maps = (s: Extract<JobState, { exists: true }>) =>
     Object.fromEntries(
       MAPS.map((name) => {
-        const m = s[name] as Keyed<unknown>;
-        const named = keyedParts(m).map(([at, node]): [number, string] => {
-          const key = partKey(stream, name, at);
-          if (node instanceof PartStub && node.key === key) return [at, node.digest];
-          const plain = node instanceof PartStub ? node.node : node;
-          const known = written.get(node);
-          if (known?.startsWith(`${key}|`)) return [at, known.slice(key.length + 1)];
-          const text = JSON.stringify(plain);
-          const digest = partDigest(text);
-          parts.push({ key, digest, text });
-          written.set(node, `${key}|${digest}`);
-          return [at, digest];
-        });
-        return [name, { size: m.size, parts: named }];
+        return [name, packMap(s[name] as Keyed<unknown>, stream, name, written, parts)];
       }),
     );
   const { state } = snapshot;
