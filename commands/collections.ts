@@ -17,9 +17,9 @@ import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { packAgent, takeAgent, unpackAgent } from '../domain/collections/snapshot.ts';
 import { assertUntampered } from '../domain/ports/event-store.ts';
-import { PartsMissing } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
-import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
+import { SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
+import { snapshotPartsRetry } from './snapshot-parts-retry.ts';
 import { handle, inspect, stateCache, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
 
@@ -200,34 +200,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
 
-  /**
-   * Runs a command or a look again when a state it started from held a snapshot part not read
-   * yet (read now: the cached state keeps it) or named one that is not as named (the state is
-   * forgotten and read again; the second time, the stream is folded from its log). Nothing was
-   * appended or answered when either is thrown: a look makes every look into parts before it
-   * opens, audits or answers anything, and a command before it is decided.
-   */
-  const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
-    let gone = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (!snapshots || attempt > 20 || !(error instanceof SnapshotPartsGone || error instanceof PartsMissing)) throw error;
-        const missing =
-          error instanceof PartsMissing
-            ? await readParts(snapshots, error.parts).then(
-                () => null,
-                (e: unknown) => e,
-              )
-            : error;
-        if (missing === null) continue;
-        if (!(missing instanceof SnapshotPartsGone)) throw missing;
-        cache.delete(stream);
-        if (++gone > 1) replayWhole.add(stream);
-      }
-    }
-  };
+  const withSnapshotParts = snapshotPartsRetry(snapshots, (stream) => cache.delete(stream), replayWhole);
 
   const run = (tenant: string, agent: string, command: (state: AgentState) => Promise<CollectionCommand> | CollectionCommand) =>
     withSnapshotParts(agentStream(tenant, agent), () =>

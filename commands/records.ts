@@ -23,9 +23,10 @@ import { AppendRowTaken, withKeyWork, type KeyWork } from '../domain/ports/appen
 import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
 import { openScope, packScopeSnapshot, takeScope } from '../domain/records/snapshot.ts';
 import { assertUntampered } from '../domain/ports/event-store.ts';
-import { PartsMissing, type PartStub } from '../domain/shared/keyed.ts';
+import type { PartStub } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
 import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
+import { snapshotPartsRetry } from './snapshot-parts-retry.ts';
 
 /** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
 const KEY_RACE_MS = 10_000;
@@ -235,34 +236,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
             });
           },
         };
-  /**
-   * Runs a command on the scope again when a state it started from held a snapshot part not
-   * read yet (read now: the cached state keeps it) or named one that is not as named (a newer
-   * snapshot rewrote it: the state is forgotten and read again; the second time, the scope is
-   * folded from its log). Nothing was appended when either is thrown: both come before the
-   * decision, or from the fold of a state read.
-   */
-  const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
-    let gone = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (!snapshots || attempt > 20 || !(error instanceof SnapshotPartsGone || error instanceof PartsMissing)) throw error;
-        const missing =
-          error instanceof PartsMissing
-            ? await readParts(snapshots, error.parts).then(
-                () => null,
-                (e: unknown) => e,
-              )
-            : error;
-        if (missing === null) continue;
-        if (!(missing instanceof SnapshotPartsGone)) throw missing;
-        common.cache!.delete(stream);
-        if (++gone > 1) replayWhole.add(stream);
-      }
-    }
-  };
+  const withSnapshotParts = snapshotPartsRetry(snapshots, (stream) => common.cache!.delete(stream), replayWhole);
   /** Everything a command's decision looks into is read before `handle` decides (its decide and evolve are synchronous). */
   const partsRead = async (s: ScopeState, keys: readonly string[], digests: readonly (string | null)[], command: () => ScopeCommand) => {
     if (!snapshots) return;
