@@ -18,8 +18,8 @@ import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { packAgent, takeAgent, unpackAgent } from '../domain/collections/snapshot.ts';
 import { assertUntampered } from '../domain/ports/event-store.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
-import { SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
-import { snapshotPartsRetry } from './snapshot-parts-retry.ts';
+import { withParts } from '../queries/job-parts.ts';
+import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
 import { handle, inspect, stateCache, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
 
@@ -158,24 +158,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
       ? {
           snapshot: async (stream: string) => {
             if (snapshotAt.size > 1_000) snapshotAt.clear();
-            if (replayWhole.delete(stream)) {
-              snapshotAt.set(stream, -1);
-              return null;
-            }
-            // A part rewritten by a newer snapshot in between: its head names it now, so the head is read again, once.
-            for (let attempt = 1; ; attempt++) {
-              try {
-                const { at, folded } = await fromSnapshot(snapshots, stream);
-                snapshotAt.set(stream, at);
-                return folded;
-              } catch (error) {
-                if (!(error instanceof SnapshotPartsGone)) throw error;
-                if (attempt >= 2) {
-                  snapshotAt.set(stream, -1);
-                  return null;
-                }
-              }
-            }
+            return headOrReplay(stream, snapshotAt, replayWhole, () => fromSnapshot(snapshots, stream));
           },
           appended: (stream: string, folded: Readonly<Folded<AgentState>>) => {
             const revision = folded.revision as number;

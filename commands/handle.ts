@@ -137,6 +137,16 @@ export interface PartsFold<Ev, S> {
   readonly evolve: (work: () => S) => Promise<S>;
 }
 
+/** Every record MAC-checked, then decoded, in stream order. */
+const decodeAll = async <Ev>(records: readonly RecordedEvent[], codec: Codec<Ev>): Promise<Ev[]> => {
+  const events: Ev[] = [];
+  for (const r of records) {
+    assertUntampered(r);
+    events.push(await codec.read(r));
+  }
+  return events;
+};
+
 /**
  * Folds a stream into `into` from the revision after its own (catching a cached state up):
  * with the aggregate's `fold`, every event read is folded in one pass; with `parts`, the
@@ -155,11 +165,7 @@ const catchUp = async <Ev, S>(
   const records = await store.readStream(stream, from);
   const { fold } = aggregate;
   if (parts && records.length > 0) {
-    const events: Ev[] = [];
-    for (const r of records) {
-      assertUntampered(r);
-      events.push(await codec.read(r));
-    }
+    const events = await decodeAll(records, codec);
     await parts.read(into.state, events);
     for (let i = 0; i < events.length; i++) {
       const state = into.state;
@@ -169,12 +175,7 @@ const catchUp = async <Ev, S>(
     return into;
   }
   if (fold && records.length > 1) {
-    const events: Ev[] = [];
-    for (const r of records) {
-      assertUntampered(r);
-      events.push(await codec.read(r));
-    }
-    into.state = fold(into.state, events);
+    into.state = fold(into.state, await decodeAll(records, codec));
     into.revision = records.at(-1)!.revision;
     return into;
   }

@@ -25,8 +25,8 @@ import { openScope, packScopeSnapshot, takeScope } from '../domain/records/snaps
 import { assertUntampered } from '../domain/ports/event-store.ts';
 import type { PartStub } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
-import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
-import { snapshotPartsRetry } from './snapshot-parts-retry.ts';
+import { readParts, withParts } from '../queries/job-parts.ts';
+import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
 
 /** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
 const KEY_RACE_MS = 10_000;
@@ -202,24 +202,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
           snapshot: async (stream) => {
             snapshotLoads++;
             if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
-            if (replayWhole.delete(stream)) {
-              snapshotAt.set(stream, -1);
-              return null;
-            }
-            // A part rewritten by a newer snapshot in between: its head names it now, so the head is read again, once.
-            for (let attempt = 1; ; attempt++) {
-              try {
-                const { at, folded } = await fromSnapshot(snapshots, mac, stream);
-                snapshotAt.set(stream, at);
-                return folded;
-              } catch (error) {
-                if (!(error instanceof SnapshotPartsGone)) throw error;
-                if (attempt >= 2) {
-                  snapshotAt.set(stream, -1);
-                  return null;
-                }
-              }
-            }
+            return headOrReplay(stream, snapshotAt, replayWhole, () => fromSnapshot(snapshots, mac, stream));
           },
           appended: (stream, folded) => {
             const revision = folded.revision as number;

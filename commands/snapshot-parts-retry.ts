@@ -34,3 +34,34 @@ export const snapshotPartsRetry =
       }
     }
   };
+
+/**
+ * Loads a stream's state from its snapshot head for `HandlerOptions.snapshot`, noting in
+ * `snapshotAt` the revision it starts from: `null` (fold from the log) for a stream marked in
+ * `replayWhole`, or when the parts its head names are gone twice (a newer snapshot rewrote
+ * them between reading the head and its parts; the second read sees the newer head).
+ */
+export const headOrReplay = async <F>(
+  stream: string,
+  snapshotAt: Map<string, number>,
+  replayWhole: Set<string>,
+  load: () => Promise<{ readonly at: number; readonly folded: F | null }>,
+): Promise<F | null> => {
+  if (replayWhole.delete(stream)) {
+    snapshotAt.set(stream, -1);
+    return null;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { at, folded } = await load();
+      snapshotAt.set(stream, at);
+      return folded;
+    } catch (error) {
+      if (!(error instanceof SnapshotPartsGone)) throw error;
+      if (attempt >= 2) {
+        snapshotAt.set(stream, -1);
+        return null;
+      }
+    }
+  }
+};
