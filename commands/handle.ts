@@ -395,8 +395,11 @@ const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded
   let answered = folded.state;
   const back = evolved > committed ? kept[committed] : undefined;
   if (back !== undefined) {
-    // The state as it was after the appends that committed: the batch goes on from it, cached.
-    folded.state = answered = back;
+    // The state as it was after the appends that committed: the committed commands are answered
+    // with it, and the batch goes on from a copy of it, cached (the next round evolves that copy
+    // in place while their callers may still be reading theirs).
+    answered = back;
+    folded.state = options.copy!(back);
     if (committed > 0) {
       folded.revision = positions.at(-1)!.nextExpectedRevision;
       options.appended?.(stream, folded);
