@@ -291,7 +291,8 @@ export const collectionsService = (deps: CollectionsDeps) => {
       const afterOk = (r: { created_ms: number; id: string }) =>
         !after || r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id);
       // Looked up before anything is opened or audited: a part not read yet is read and the look runs again.
-      const { hits, beyond } = matchesOf(state, collection, wanted as [string, string][], afterOk, limit);
+      // Read into this very state (not thrown out to the retry, which may find it evicted and start over from the head).
+      const { hits, beyond } = await pure(() => matchesOf(state, collection, wanted as [string, string][], afterOk, limit));
       const entries: Entry[] = [];
       for (const r of hits) {
         const e = await open(tenant, agent, r);
@@ -320,7 +321,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
   ): Promise<T> =>
     look(tenant, agent, async (state) => {
       const out: Exported[] = [];
-      for (const r of [...state.records.values()].sort(byAge)) {
+      for (const r of (await pure(() => [...state.records.values()])).sort(byAge)) {
         if (after && !(r.created_ms > after.createdAt || (r.created_ms === after.createdAt && r.id > after.id))) continue;
         const e = await open(tenant, agent, r);
         if (e) out.push({ collection: r.collection, ...e });
@@ -457,7 +458,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
      * first is opened; one whose key a forget shreds meanwhile is left out (its id audited).
      */
     async exportStream(tenant: string, agent: string): Promise<AsyncIterable<Exported>> {
-      const kept = await look(tenant, agent, (state) => [...state.records.values()].sort(byAge));
+      const kept = await look(tenant, agent, async (state) => (await pure(() => [...state.records.values()])).sort(byAge));
       await audited(tenant, agent, 'export', null, kept, null);
       return (async function* () {
         for (const r of kept) {
