@@ -22,6 +22,7 @@ import { withParts } from '../queries/job-parts.ts';
 import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
 import { handle, inspect, stateCache, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
+import { writeSnapshot } from '../queries/snapshot-write.ts';
 
 export interface CollectionsDeps {
   readonly store: EventStore;
@@ -168,9 +169,7 @@ export const collectionsService = (deps: CollectionsDeps) => {
             const taken = takeAgent(folded.state);
             setImmediate(() => {
               void (async () => {
-                const { head, parts } = packAgent(taken, stream, revision, mac(tenantOf(stream)), written);
-                await snapshots.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
-                await snapshots.save(stream, { revision, state: head });
+                await writeSnapshot(snapshots, stream, revision, packAgent(taken, stream, revision, mac(tenantOf(stream)), written), written);
               })().catch((error) => deps.onError?.(error));
             });
           },

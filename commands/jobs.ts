@@ -26,6 +26,7 @@ import type { JobStreamEvent } from '../domain/jobs/state.ts';
 
 import { startRevoked } from '../domain/jobs/sticky.ts';
 import { startupFunctions } from '../domain/startup/plugins.ts';
+import { writeSnapshot } from '../queries/snapshot-write.ts';
 
 /** Job states kept folded per instance; the least recently used goes first. */
 const CACHED_JOBS = 2_000;
@@ -126,9 +127,7 @@ export const jobCommands = (
     const snapshot = known && known.marks !== null ? { state: folded.state, blocks: [...known.revisions], marks: known.marks } : { state: folded.state };
     setImmediate(() => {
       void (async () => {
-        const { head, parts } = packJob(snapshot, stream, revision, macs(tenant), written);
-        await snaps.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
-        await snaps.save(stream, { revision, state: head });
+        await writeSnapshot(snaps, stream, revision, packJob(snapshot, stream, revision, macs(tenant), written), written);
       })().catch((error) => onError?.(error));
     });
   };

@@ -27,6 +27,7 @@ import type { PartStub } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
 import { readParts, withParts } from '../queries/job-parts.ts';
 import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
+import { writeSnapshot } from '../queries/snapshot-write.ts';
 
 /** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
 const KEY_RACE_MS = 10_000;
@@ -212,9 +213,13 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
             const taken = takeScope(folded.state);
             setImmediate(() => {
               void (async () => {
-                const { head, parts } = packScopeSnapshot(taken, stream, revision, mac(tenantOfRecordsStream(stream)), written);
-                await snapshots.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
-                await snapshots.save(stream, { revision, state: head });
+                await writeSnapshot(
+                  snapshots,
+                  stream,
+                  revision,
+                  packScopeSnapshot(taken, stream, revision, mac(tenantOfRecordsStream(stream)), written),
+                  written,
+                );
               })().catch((error) => deps.onError?.(error));
             });
           },

@@ -14,6 +14,7 @@ import type { EnvelopeMac } from '../domain/ports/envelope-macs.ts';
 import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
 import { readParts, SnapshotPartsGone, withParts } from './job-parts.ts';
 import { tenantSnapshots } from './tenant-snapshots.ts';
+import { writeSnapshot } from './snapshot-write.ts';
 
 /**
  * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
@@ -154,9 +155,8 @@ export const logFence = (deps: FenceDeps): Fence => {
     const { revision, state, blockRevisions, marks } = folded;
     setImmediate(() => {
       void (async () => {
-        const { head, parts } = packJob({ state, blocks: blockRevisions, marks }, snapshotKey(stream), revision, mac(tenant), written);
-        await snapshots.saveMany(parts.map((p) => [p.key, { revision, state: p.text }] as const));
-        await snapshots.save(snapshotKey(stream), { revision, state: head });
+        const packed = packJob({ state, blocks: blockRevisions, marks }, snapshotKey(stream), revision, mac(tenant), written);
+        await writeSnapshot(snapshots, snapshotKey(stream), revision, packed, written);
       })().catch((error) => deps.onError?.(error));
     });
   };

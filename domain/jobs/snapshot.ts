@@ -1,7 +1,9 @@
 import type { JobState } from './state.ts';
 import { openSnapshot, sealSnapshot } from '../shared/sealed-snapshot.ts';
 import { keyedOfStubs, PartStub, type Keyed } from './keyed.ts';
-import { openPart, packMap, partDigest, partKey as sharedPartKey } from '../shared/snapshot-parts.ts';
+import { openPart, packMap, partDigest, partKey as sharedPartKey, type PackedPart, type WrittenParts } from '../shared/snapshot-parts.ts';
+
+export type { WrittenParts } from '../shared/snapshot-parts.ts';
 
 /**
  * A job's state as a snapshot: a head MACed under the tenant's envelope key, and parts. The
@@ -34,19 +36,6 @@ export interface JobSnapshot {
   readonly blocks?: readonly number[];
   readonly marks?: string | null;
 }
-
-/** A part to write: its row key, digest and text. */
-export interface PackedPart {
-  readonly key: string;
-  readonly digest: string;
-  readonly text: string;
-}
-
-/**
- * Parts this writer already wrote (a node → its key and digest): a part whose node has not
- * changed since is named again, not written again. A stub is a part read back: never written.
- */
-export type WrittenParts = WeakMap<object, string>;
 
 export interface PackedJob {
   readonly head: string;

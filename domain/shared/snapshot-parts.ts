@@ -15,11 +15,12 @@ export const partKey = (stream: string, map: string, at: number) => `${stream}#$
 /** A part's digest: 128 bits of the SHA-256 of its text (the head that names it is MACed). */
 export const partDigest = (text: string) => sha256Hex(text).slice(0, 32);
 
-/** A part to write: its row key, digest and text. */
+/** A part to write: its row key, digest and text, and the map node it holds. */
 export interface PackedPart {
   readonly key: string;
   readonly digest: string;
   readonly text: string;
+  readonly node: object;
 }
 
 /**
@@ -28,13 +29,21 @@ export interface PackedPart {
  */
 export type WrittenParts = WeakMap<object, string>;
 
+/**
+ * Notes parts as written, once their rows are: a part noted before its write succeeded would
+ * be named by every later head without ever being written (each cold load then replays).
+ */
+export const markWritten = (written: WrittenParts, parts: readonly PackedPart[]) => {
+  for (const p of parts) written.set(p.node, `${p.key}|${p.digest}`);
+};
+
 /** What a head holds of one map: its size and its parts' digests by address. */
 export interface NamedMap {
   readonly size: number;
   readonly parts: readonly (readonly [number, string])[];
 }
 
-/** Names a map's parts for its head, adding to `out` the ones to write (changed since they were last written or read). */
+/** Names a map's parts for its head, adding to `out` the ones to write (changed since they were last written or read; `markWritten` once they are). */
 export const packMap = (m: Keyed<unknown>, stream: string, name: string, written: WrittenParts, out: PackedPart[]): NamedMap => ({
   size: m.size,
   parts: keyedParts(m).map(([at, node]): [number, string] => {
@@ -45,8 +54,7 @@ export const packMap = (m: Keyed<unknown>, stream: string, name: string, written
     if (known?.startsWith(`${key}|`)) return [at, known.slice(key.length + 1)];
     const text = JSON.stringify(plain);
     const digest = partDigest(text);
-    out.push({ key, digest, text });
-    written.set(node, `${key}|${digest}`);
+    out.push({ key, digest, text, node });
     return [at, digest];
   }),
 });

@@ -19,6 +19,7 @@ import {
   type Keyed,
 } from '../../../domain/jobs/keyed.ts';
 import { openPart, packJob, unpackJob, type PackedJob } from '../../../domain/jobs/snapshot.ts';
+import { markWritten } from '../../../domain/shared/snapshot-parts.ts';
 import type { JobEvent } from '../../../domain/jobs/events.ts';
 import { mint, request, start } from '../../support/jobs.ts';
 const { given } = specify(jobDecider);
@@ -213,10 +214,20 @@ describe('job snapshots: a MACed head and parts named by digest', () => {
     const big = stateOf(history);
     const written = new WeakMap<object, string>();
     const first = packJob({ state: big }, 'job:acme:j1', 5000, macOf, written);
+    markWritten(written, first.parts);
     const next = packJob({ state: calls(1, 5001).reduce(evolveJob, big) }, 'job:acme:j1', 5001, macOf, written);
     expect(first.parts.length).toBeGreaterThan(400);
     expect(next.parts.length).toBeLessThanOrEqual(2);
     const small = packJob({ state: stateOf([...started, ...calls(20_000)]) }, 'job:acme:j1', 20_000, macOf);
     expect(small.head.length).toBeLessThan(first.head.length * 1.2);
+  });
+
+  it('given a snapshot whose parts were never noted written (their write failed), when the next is packed, then it writes them again', () => {
+    const big = stateOf([...started, ...calls(5000)]);
+    const written = new WeakMap<object, string>();
+    const failed = packJob({ state: big }, 'job:acme:j1', 5000, macOf, written);
+    const next = packJob({ state: calls(1, 5001).reduce(evolveJob, big) }, 'job:acme:j1', 5001, macOf, written);
+    // Every part the failed one held that the new call did not change is written again, not only named.
+    expect(next.parts.length).toBeGreaterThanOrEqual(failed.parts.length - 2);
   });
 });
