@@ -6,7 +6,7 @@ import { memoryKeystore } from '../../../adapters/keys/memory-keystore.ts';
 import { collectionsService } from '../../../commands/collections.ts';
 import { stateCache } from '../../../commands/handle.ts';
 import type { AgentState } from '../../../domain/collections/state.ts';
-import type { Snapshot, SnapshotStore } from '../../../domain/ports/snapshots.ts';
+import { snapshotRows } from '../../support/snapshot-rows.ts';
 
 /**
  * A look (a query, an export) on a cold agent meets parts of its snapshot not read yet; they
@@ -17,39 +17,13 @@ import type { Snapshot, SnapshotStore } from '../../../domain/ports/snapshots.ts
  * The instance keeps 64 agents; more agents looked into at once than that evict one another
  * as a cache of 1 entry does here with 30.
  */
-const rowStore = (): SnapshotStore => {
-  const rows = new Map<string, Snapshot>();
-  // Each read takes a turn of the event loop, as a database round trip does.
-  const later = () => new Promise((r) => setImmediate(r));
-  const keep = (stream: string, s: Snapshot) => {
-    const old = rows.get(stream);
-    if (!old || old.revision < s.revision) rows.set(stream, s);
-  };
-  return {
-    async load(stream) {
-      await later();
-      return rows.get(stream) ?? null;
-    },
-    async loadMany(streams) {
-      await later();
-      return new Map(streams.flatMap((s) => (rows.has(s) ? [[s, rows.get(s)!] as const] : [])));
-    },
-    async save(stream, s) {
-      keep(stream, s);
-    },
-    async saveMany(list) {
-      for (const [stream, s] of list) keep(stream, s);
-    },
-  };
-};
-
 const mac = (tenant: string) => (input: string) => createHmac('sha256', `key-${tenant}`).update(input).digest('base64url');
 
 describe('30 cold agents looked into at once, on an instance that keeps one', () => {
   it('each query and export answers every record its log holds', async () => {
     const store = memoryEventStore();
     const keys = memoryKeystore();
-    const snapshots = rowStore();
+    const snapshots = snapshotRows().store;
     const warm = collectionsService({ store, keys, now: Date.now, snapshots, mac });
     // 30 agents on a cache of one: each look's state is evicted on almost every turn (before the fix, PartsMissing after 20 tries).
     const agents = Array.from({ length: 30 }, (_, i) => `a${i}`);

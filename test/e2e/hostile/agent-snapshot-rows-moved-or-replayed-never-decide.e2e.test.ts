@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { memoryKeystore } from '../../../adapters/keys/memory-keystore.ts';
 import { collectionsService } from '../../../commands/collections.ts';
-import type { Snapshot, SnapshotStore } from '../../../domain/ports/snapshots.ts';
+import { snapshotRows } from '../../support/snapshot-rows.ts';
 
 /**
  * Whoever can write the snapshots table can move an agent's head or parts to another agent's
@@ -13,32 +13,6 @@ import type { Snapshot, SnapshotStore } from '../../../domain/ports/snapshots.ts
  * them, never from the rows moved (a head opens only under its stream and revision, a part
  * only under the digest its head names).
  */
-const rowStore = () => {
-  const rows = new Map<string, Snapshot>();
-  const later = () => new Promise((r) => setImmediate(r));
-  const keep = (stream: string, s: Snapshot) => {
-    const old = rows.get(stream);
-    if (!old || old.revision < s.revision) rows.set(stream, s);
-  };
-  const store: SnapshotStore = {
-    async load(stream) {
-      await later();
-      return rows.get(stream) ?? null;
-    },
-    async loadMany(streams) {
-      await later();
-      return new Map(streams.flatMap((s) => (rows.has(s) ? [[s, rows.get(s)!] as const] : [])));
-    },
-    async save(stream, s) {
-      keep(stream, s);
-    },
-    async saveMany(list) {
-      for (const [stream, s] of list) keep(stream, s);
-    },
-  };
-  return { rows, store };
-};
-
 const mac = (tenant: string) => (input: string) => createHmac('sha256', `key-${tenant}`).update(input).digest('base64url');
 const settle = () => new Promise((r) => setTimeout(r, 30));
 
@@ -46,7 +20,7 @@ const settle = () => new Promise((r) => setTimeout(r, 30));
 const world = async () => {
   const store = memoryEventStore();
   const keys = memoryKeystore();
-  const { rows, store: snapshots } = rowStore();
+  const { rows, store: snapshots } = snapshotRows();
   const warm = collectionsService({ store, keys, now: Date.now, snapshots, mac });
   for (const agent of ['mine', 'theirs']) expect(E.isRight(await warm.declare('acme', agent, [{ name: 'notes', people: [], fields: ['status'] }]))).toBe(true);
   for (let j = 0; j < 60; j++) expect(E.isRight(await warm.put('acme', 'mine', 'notes', `r${j}`, { status: j % 2 ? 'odd' : 'even' }, null))).toBe(true);

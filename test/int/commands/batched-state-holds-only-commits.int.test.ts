@@ -2,11 +2,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { appendOneByOne } from '../../../adapters/eventstore/append-chain.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
-import { handle, stateCache, type Aggregate, type Codec, type HandlerOptions } from '../../../commands/handle.ts';
+import { handle, stateCache, type HandlerOptions } from '../../../commands/handle.ts';
 import { streamQueues } from '../../../commands/stream-queue.ts';
-import type { DomainEvent } from '../../../domain/events/registry.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
-import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import { cause, codec, counter, fromEvent, type Add, type Added, type Count } from '../../support/counter.ts';
 
 /**
  * A batch's commands are decided on a state evolved in place before any of them commits. Whatever
@@ -14,33 +13,6 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
  * state the next command is decided on holds exactly what committed: no command is refused
  * (`full`) or admitted on events that never reached the log.
  */
-interface Add {
-  readonly id: number;
-  readonly cap: number;
-}
-interface Added {
-  readonly id: number;
-  readonly seen: number;
-}
-const added = (a: Added): DomainEvent => ({ type: 'LabelsJoined', data: { tenant: 't', job: 'j', run: 0, call: String(a.id), labels: [], joined_ms: a.seen } });
-const fromEvent = (data: unknown): Added => {
-  const d = data as { call: string; joined_ms: number };
-  return { id: Number(d.call), seen: d.joined_ms };
-};
-interface Count {
-  n: number;
-}
-const counter: Aggregate<Add, Added, Count> = {
-  initialState: () => ({ n: 0 }),
-  // In place, as the large deciders' states are.
-  evolve: (s) => {
-    s.n++;
-    return s;
-  },
-  decide: (c, s): E.Either<Refusal, readonly Added[]> => (s.n >= c.cap ? E.left(refusal('full', { limit: c.cap })) : E.right([{ id: c.id, seen: s.n }])),
-};
-const codec: Codec<Added> = { read: (r) => fromEvent(r.data), write: (events) => events.map(added) };
-const cause = { tenant: 't', causation: 'c', correlation: null };
 let streams = 0;
 
 /** A store whose chained append fails once, the way `fail` says, before anything of the chain is written. */

@@ -3,11 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { appendOneByOne } from '../../../adapters/eventstore/append-chain.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { envelope } from '../../../commands/envelope.ts';
-import { handle, stateCache, type Aggregate, type Codec, type Folded, type HandlerOptions } from '../../../commands/handle.ts';
+import { handle, stateCache, type Folded, type HandlerOptions } from '../../../commands/handle.ts';
 import { streamQueues } from '../../../commands/stream-queue.ts';
-import type { DomainEvent } from '../../../domain/events/registry.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
-import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import { added, cause, codec, copyCount, counter, fromEvent, type Add, type Added, type Count } from '../../support/counter.ts';
 
 /**
  * With `HandlerOptions.copy`, a batch whose later append conflicts (another writer moved the
@@ -16,33 +15,6 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
  * other writer's events, and the stream is never loaded again from its snapshot (a cold load on
  * every conflict was what made two instances on one stream outrun each other).
  */
-interface Add {
-  readonly id: number;
-}
-interface Added {
-  readonly id: number;
-  readonly seen: number;
-}
-const added = (a: Added): DomainEvent => ({ type: 'LabelsJoined', data: { tenant: 't', job: 'j', run: 0, call: String(a.id), labels: [], joined_ms: a.seen } });
-const fromEvent = (data: unknown): Added => {
-  const d = data as { call: string; joined_ms: number };
-  return { id: Number(d.call), seen: d.joined_ms };
-};
-interface Count {
-  n: number;
-}
-const counter: Aggregate<Add, Added, Count> = {
-  initialState: () => ({ n: 0 }),
-  // In place, as the large deciders' states are: only `copy` keeps an earlier state.
-  evolve: (s) => {
-    s.n++;
-    return s;
-  },
-  decide: (c, s): E.Either<Refusal, readonly Added[]> => (s.n >= 100 ? E.left(refusal('full', { limit: 100 })) : E.right([{ id: c.id, seen: s.n }])),
-};
-const codec: Codec<Added> = { read: (r) => fromEvent(r.data), write: (events) => events.map(added) };
-const cause = { tenant: 't', causation: 'c', correlation: null };
-
 /** A store on which another writer appends to the stream just before the second unit of the first chain it is given. */
 const outrunOnce = (inner: EventStore, foreign: Added): EventStore => {
   let chains = 0;
@@ -75,7 +47,7 @@ const run = async (copy: HandlerOptions<Added, Count, Add>['copy']) => {
     },
     ...(copy ? { copy } : {}),
   };
-  const add = (id: number) => handle(store, stream, counter, { id }, cause, on);
+  const add = (id: number) => handle(store, stream, counter, { id, cap: 100 }, cause, on);
   // The first is decided alone; the three queued behind it are decided together and appended as one chain.
   const first = add(0);
   const batch = [add(1), add(2), add(3)];
@@ -89,7 +61,7 @@ const run = async (copy: HandlerOptions<Added, Count, Add>['copy']) => {
 
 describe('a batch whose later append conflicts, with copy', () => {
   it('goes on from the state its committed appends left: answered from it, decided again on it caught up, never loaded from the snapshot again', async () => {
-    const { answers, counts, log, snapshotLoads } = await run((s) => ({ n: s.n }));
+    const { answers, counts, log, snapshotLoads } = await run(copyCount);
     expect(answers.every(E.isRight)).toBe(true);
     // 1 committed before the other writer's 99; 2 and 3 were decided again on the four events the log then held.
     expect(log).toEqual([

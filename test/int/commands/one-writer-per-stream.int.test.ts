@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import { handle, stateCache, type Aggregate, type Codec, type HandlerOptions } from '../../../commands/handle.ts';
+import { handle, stateCache, type HandlerOptions } from '../../../commands/handle.ts';
 import { streamQueues } from '../../../commands/stream-queue.ts';
-import type { DomainEvent } from '../../../domain/events/registry.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
-import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
+import { cause, codec, counter, fromEvent, type Add, type Added, type Count } from '../../support/counter.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 /**
@@ -18,52 +17,9 @@ import { freshDatabase } from '../../support/database.ts';
  * revision still decides. A capped counter shows it: whatever the interleaving, exactly `cap`
  * commands are admitted, each once, and a refused command writes nothing.
  */
-interface Add {
-  readonly id: number;
-  readonly cap: number;
-  /** Refused whatever the state (a command that is wrong in itself). */
-  readonly invalid?: boolean;
-}
-/** What the counter writes: the command's id and the count it was decided on (a registered event, so the one envelope takes it). */
-interface Added {
-  readonly id: number;
-  readonly seen: number;
-}
-const added = (a: Added): DomainEvent => ({ type: 'LabelsJoined', data: { tenant: 't', job: 'j', run: 0, call: String(a.id), labels: [], joined_ms: a.seen } });
-const fromEvent = (data: unknown): Added => {
-  const d = data as { call: string; joined_ms: number };
-  return { id: Number(d.call), seen: d.joined_ms };
-};
-interface Count {
-  n: number;
-  readonly ids: Set<number>;
-}
-
-const counter: Aggregate<Add, Added, Count> = {
-  initialState: () => ({ n: 0, ids: new Set() }),
-  // In place, as the large deciders' states are: a batch's state is evolved before it commits.
-  evolve: (s, e) => {
-    s.n++;
-    s.ids.add(e.id);
-    return s;
-  },
-  decide: (c, s): E.Either<Refusal, readonly Added[]> => {
-    if (c.invalid) return E.left(refusal('invalid', { field: 'id' }));
-    if (s.ids.has(c.id)) return E.right([]);
-    if (s.n >= c.cap) return E.left(refusal('full', { limit: c.cap }));
-    return E.right([{ id: c.id, seen: s.n }]);
-  },
-};
-
-const codec: Codec<Added> = {
-  read: (r) => fromEvent(r.data),
-  write: (events) => events.map(added),
-};
-
 /** One service instance: its own queue and cache, so two meet only at the stream's revision. */
 const instance = (batch: number): HandlerOptions<Added, Count, Add> => ({ cache: stateCache<Count>(16), codec, queues: streamQueues(), batch });
 
-const cause = { tenant: 't', causation: 'c', correlation: null };
 let stream = 0;
 
 /** Runs every command on its instance at once; answers the outcomes and the stream as written. */
