@@ -55,13 +55,15 @@ export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: Tena
     installPlugin: async (tenant: string, plugin: PluginDeclaration, ctx: Ctx = {}) => {
       const handled = await command(tenant, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, ctx);
       return E.map((h: Handled<TenantState>) => {
-        const { tenant: t, position } = viewOf(h);
+        if (!h.state.exists) throw new Error('tenant command succeeded without a tenant');
+        const { position } = h;
         const earlier =
-          h.events.length === 0 && plugin.request_id !== undefined && h.state.exists && Object.hasOwn(h.state.requests, plugin.request_id)
+          h.events.length === 0 && plugin.request_id !== undefined && Object.hasOwn(h.state.requests, plugin.request_id)
             ? h.state.requests[plugin.request_id]
             : undefined;
         if (earlier?.kind === 'plugin') return { plugin: { ...earlier.plugin }, position };
-        return { plugin: t.plugins.find((p) => p.name === plugin.name)!, position };
+        // The one plugin installed, not the tenant's whole view (a copy of every plugin it has).
+        return { plugin: { ...h.state.plugins[plugin.name]! }, position };
       })(handled);
     },
     /** Lifts a kill (SPEC §6): the agent starts jobs again; jobs the kill stopped stay stopped. */
