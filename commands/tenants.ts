@@ -26,10 +26,12 @@ export type TenantView = ReturnType<typeof tenantView>;
 export type Ctx = Omit<CommandContext, 'tenant'>;
 
 /** A successful tenant command always leaves a tenant behind. */
-const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number | null } => {
-  if (!h.state.exists) throw new Error('tenant command succeeded without a tenant');
-  return { tenant: tenantView(h.state), position: h.position };
+const existing = (state: TenantState): Extract<TenantState, { exists: true }> => {
+  if (!state.exists) throw new Error('tenant command succeeded without a tenant');
+  return state;
 };
+
+const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number | null } => ({ tenant: tenantView(existing(h.state)), position: h.position });
 
 export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: TenantSnapshots) => {
   // Tenants kept folded between commands: an install reads only what the stream gained since.
@@ -55,15 +57,15 @@ export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: Tena
     installPlugin: async (tenant: string, plugin: PluginDeclaration, ctx: Ctx = {}) => {
       const handled = await command(tenant, { type: 'InstallPlugin', tenant, ...plugin, now: clock.now() }, ctx);
       return E.map((h: Handled<TenantState>) => {
-        if (!h.state.exists) throw new Error('tenant command succeeded without a tenant');
+        const state = existing(h.state);
         const { position } = h;
         const earlier =
-          h.events.length === 0 && plugin.request_id !== undefined && Object.hasOwn(h.state.requests, plugin.request_id)
-            ? h.state.requests[plugin.request_id]
+          h.events.length === 0 && plugin.request_id !== undefined && Object.hasOwn(state.requests, plugin.request_id)
+            ? state.requests[plugin.request_id]
             : undefined;
         if (earlier?.kind === 'plugin') return { plugin: { ...earlier.plugin }, position };
         // The one plugin installed, not the tenant's whole view (a copy of every plugin it has).
-        return { plugin: { ...h.state.plugins[plugin.name]! }, position };
+        return { plugin: { ...state.plugins[plugin.name]! }, position };
       })(handled);
     },
     /** Lifts a kill (SPEC §6): the agent starts jobs again; jobs the kill stopped stay stopped. */
