@@ -45,26 +45,6 @@ export const packTenant = (snapshot: TenantSnapshot, stream: string, revision: n
   return sealSnapshot(KIND, String(FORMAT), text, stream, revision, mac);
 };
 
-/** A state as format 1 kept it: its maps as plain objects (`Object.fromEntries` keeps a name like `__proto__` a plain key). */
-const legacyState = (s: Existing) => {
-  const { plugin_order: _order, plugin_seq: _seq, ...rest } = s;
-  // Format 1's plugins object was in view order: array-index names first (an object's own
-  // order), then the order they were installed.
-  const names = [...s.plugin_order.entries()].sort((a, b) => a[1] - b[1]).map(([name]) => name);
-  return {
-    ...rest,
-    plugins: Object.fromEntries(names.map((name) => [name, s.plugins.get(name)!])),
-    install_gens: Object.fromEntries(s.install_gens.entries()),
-    requests: Object.fromEntries(s.requests.entries()),
-  };
-};
-
-/** A format-1 snapshot's text: kept so the upgrade from it stays tested. */
-export const packTenantLegacy = (snapshot: TenantSnapshot, stream: string, revision: number, mac: (input: string) => string): string => {
-  const state = snapshot.state.exists ? legacyState(snapshot.state) : snapshot.state;
-  return sealSnapshot(KIND, String(LEGACY), JSON.stringify({ ...snapshot, state }), stream, revision, mac);
-};
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isEntries = (v: unknown): v is [string, unknown][] => Array.isArray(v) && v.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string');
 
