@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 import * as E from 'fp-ts/lib/Either.js';
 import { tenantDecider, type TenantCommand } from '../../domain/tenants/decide.ts';
 import { defaultSettings } from '../../domain/tenants/settings.ts';
+import { createHmac } from 'node:crypto';
+import { packTenant, unpackTenant } from '../../domain/tenants/snapshot.ts';
 import { evolveTenant, foldTenant, initialTenantState, type TenantState, type TenantStreamEvent } from '../../domain/tenants/state.ts';
 
 /**
@@ -11,9 +13,11 @@ import { evolveTenant, foldTenant, initialTenantState, type TenantState, type Te
  * round starts from the same folded state (states are values) and installs a name it never had,
  * under a request id. Medians and 90th percentiles of ROUNDS rounds, after WARMUP. Plain
  * objects spread per install cost 8.6–14.8 ms at 5,000 plugins; persistent maps, tens of µs.
+ * The tenant snapshot's pack and open are timed too: they still hold every plugin (what a cold
+ * instance reads, and what is packed every 100 events after the answer), so they grow with n.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
-const WARMUP = 50;
+const WARMUP = 10;
 const sizes = (process.argv[2] ?? '100,5000').split(',').map(Number);
 
 const installed = (name: string, request_id: string): TenantStreamEvent => ({
@@ -36,12 +40,21 @@ const decideAndEvolve = (state: TenantState, command: TenantCommand): number => 
   return (performance.now() - t0) * 1000;
 };
 
+const mac = (input: string) => createHmac('sha256', 'bench').update(input).digest('base64url');
+
+/** Any work, timed on its own (µs). */
+const timedUs = (work: () => unknown): number => {
+  const t0 = performance.now();
+  work();
+  return (performance.now() - t0) * 1000;
+};
+
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
-const measure = (label: string, n: number, command: (round: number) => TenantCommand, state: TenantState) => {
+const measure = (label: string, n: number, once: (round: number) => number, rounds = ROUNDS) => {
   const times: number[] = [];
-  for (let round = 0; round < WARMUP + ROUNDS; round++) {
-    const us = decideAndEvolve(state, command(round));
+  for (let round = 0; round < WARMUP + rounds; round++) {
+    const us = once(round);
     if (round >= WARMUP) times.push(us);
   }
   return { label, n, median: quantile(times, 0.5), p90: quantile(times, 0.9) };
@@ -49,23 +62,28 @@ const measure = (label: string, n: number, command: (round: number) => TenantCom
 
 const rows = sizes.flatMap((n) => {
   const state = tenantOf(n);
+  const packed = packTenant({ state, batches: [], position: 1 }, 'tenant:acme', 1, mac);
   return [
-    measure(
-      'install a plugin',
-      n,
-      (round) => ({ type: 'InstallPlugin', tenant: 'acme', name: `new-${round}`, functions: ['save'], agents: ['scribe'], request_id: `new-${round}`, now: 2 }),
-      state,
+    measure('install a plugin', n, (round) =>
+      decideAndEvolve(state, {
+        type: 'InstallPlugin',
+        tenant: 'acme',
+        name: `new-${round}`,
+        functions: ['save'],
+        agents: ['scribe'],
+        request_id: `new-${round}`,
+        now: 2,
+      }),
     ),
-    measure(
-      'revocation batch removing one plugin',
-      n,
-      (round) => ({ type: 'ApplyRevocations', tenant: 'acme', items: [{ kind: 'plugin_removed', plugin: `plugin-${round % n}` }], now: 2 }),
-      state,
+    measure('revocation batch removing one plugin', n, (round) =>
+      decideAndEvolve(state, { type: 'ApplyRevocations', tenant: 'acme', items: [{ kind: 'plugin_removed', plugin: `plugin-${round % n}` }], now: 2 }),
     ),
+    measure('pack the tenant snapshot', n, () => timedUs(() => packTenant({ state, batches: [], position: 1 }, 'tenant:acme', 1, mac)), 30),
+    measure('open the tenant snapshot', n, () => timedUs(() => unpackTenant(packed, 'tenant:acme', 1, mac)), 30),
   ];
 });
 
-console.log(`decide + evolve, in-process (${ROUNDS} rounds, µs)`);
+console.log(`in-process, µs (decide + evolve: ${ROUNDS} rounds; snapshots: 30)`);
 console.log('| command | plugins | median | p90 |');
 console.log('|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.label} | ${r.n.toLocaleString('en')} | ${r.median.toFixed(1)} | ${r.p90.toFixed(1)} |`);
