@@ -5,6 +5,7 @@ import { specify } from '../../support/decider.ts';
 import { tenantDecider } from '../../../domain/tenants/decide.ts';
 import type { TenantCommand } from '../../../domain/tenants/decide.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
+import { startScopes } from '../../../domain/jobs/scopes.ts';
 import { sealSnapshot } from '../../../domain/shared/sealed-snapshot.ts';
 import { packTenant, unpackTenant } from '../../../domain/tenants/snapshot.ts';
 import { evolveTenant, foldTenant, initialTenantState, tenantView, type TenantState, type TenantStreamEvent } from '../../../domain/tenants/state.ts';
@@ -131,6 +132,20 @@ describe("a tenant's view lists its plugins as a plain object of them did", () =
         );
       }),
     );
+  });
+});
+
+describe('a plugin named like a prototype property is a plain name', () => {
+  it('a grant of one not installed reaches the grant alone (a plain object answered Object.prototype for it)', () => {
+    const s = folded([created, installed('notes')]);
+    const notes = s.plugins.get('notes')!;
+    expect(startScopes(notes, ['plugin:constructor', 'plugin:__proto__'], s.plugins)).toEqual([
+      'agent:notes/a',
+      'plugin:__proto__',
+      'plugin:constructor',
+      'plugin:notes',
+      'tool:notes/f',
+    ]);
   });
 });
 
