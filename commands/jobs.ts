@@ -383,7 +383,7 @@ export const jobCommands = (
           function: fn,
           step: options.step,
           startup: options.startup ?? false,
-          startupOf: log.state.exists ? startupFunctions(log.state.plugins) : {},
+          startupOf: log.state.exists ? startupFunctions(log.state.plugins) : undefined,
           call,
           ticketHash: ticketHash(ticket),
           newIdempotencyKey: randomBytes(18).toString('base64url'),

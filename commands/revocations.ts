@@ -115,7 +115,7 @@ export const revocationCommands = (deps: {
 
   /** A retried request id: the earlier answer, or — if that try ended before its receipt — the batch finished now. */
   const earlier = async (tenant: string, state: Existing, requestId: string): Promise<BatchResult> => {
-    const answered = Object.hasOwn(state.requests, requestId) ? state.requests[requestId] : undefined;
+    const answered = state.requests.get(requestId);
     if (answered?.kind !== 'revocations') throw new Error(`request ${requestId} answered no batch`);
     const receipt = state.receipts[answered.epoch];
     if (receipt) return logged(tenant, answerOf(answered.epoch, receipt, null), null);

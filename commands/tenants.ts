@@ -59,13 +59,10 @@ export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: Tena
       return E.map((h: Handled<TenantState>) => {
         const state = existing(h.state);
         const { position } = h;
-        const earlier =
-          h.events.length === 0 && plugin.request_id !== undefined && Object.hasOwn(state.requests, plugin.request_id)
-            ? state.requests[plugin.request_id]
-            : undefined;
+        const earlier = h.events.length === 0 && plugin.request_id !== undefined ? state.requests.get(plugin.request_id) : undefined;
         if (earlier?.kind === 'plugin') return { plugin: { ...earlier.plugin }, position };
         // The one plugin installed, not the tenant's whole view (a copy of every plugin it has).
-        return { plugin: { ...state.plugins[plugin.name]! }, position };
+        return { plugin: { ...state.plugins.get(plugin.name)! }, position };
       })(handled);
     },
     /** Lifts a kill (SPEC §6): the agent starts jobs again; jobs the kill stopped stay stopped. */

@@ -15,7 +15,7 @@ import { startRevoked } from './sticky.ts';
 import { wallHeld } from './walls.ts';
 import { subjectProblem } from '../shared/subjects.ts';
 import { assembleStartupText, type StartupAnswer } from '../startup/assemble.ts';
-import { reachesPlugin, startupFunctions, startupTargets } from '../startup/plugins.ts';
+import { reachesPlugin, startupFunctions, startupTargets, type StartupOf } from '../startup/plugins.ts';
 import { offloadThreshold } from '../files/threshold.ts';
 
 export interface StartJobRequest {
@@ -64,7 +64,7 @@ export type JobCommand =
       readonly step?: number | undefined;
       readonly startup: boolean;
       /** Each installed plugin's start-up function, so a granted plugin's can be minted `startup: true`. */
-      readonly startupOf?: Readonly<Record<string, string | null>> | undefined;
+      readonly startupOf?: StartupOf | undefined;
       /** Fresh randomness comes from the handler; the decider stays pure. */
       readonly call: string;
       readonly ticketHash: string;
@@ -145,7 +145,7 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   // Revocations stick, a retried start of a stopped id included.
   const revoked = startRevoked(tenant, r);
   if (revoked !== null) return E.left(refusal('revoked', { reason: revoked }));
-  const plugin = Object.hasOwn(tenant.plugins, r.plugin) ? tenant.plugins[r.plugin] : undefined;
+  const plugin = tenant.plugins.get(r.plugin);
   if (!plugin) return E.left(refusal('not_found', { what: 'plugin', plugin: r.plugin }));
   if (!plugin.agents.includes(r.agent)) return E.left(invalid('agent', `plugin ${r.plugin} declares no agent "${r.agent}"`));
   const purpose = purposeOf(r);
@@ -292,7 +292,7 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
   if (c.startup && c.function.includes('/')) {
     // A plugin reached under a grant adds start-up text through its own declared start-up function.
     const [plugin, fn] = [c.function.slice(0, c.function.indexOf('/')), c.function.slice(c.function.indexOf('/') + 1)];
-    const declared = c.startupOf && Object.hasOwn(c.startupOf, plugin) ? c.startupOf[plugin] : null;
+    const declared = c.startupOf ? c.startupOf(plugin) : null;
     if (declared !== fn)
       return E.left(
         invalid(

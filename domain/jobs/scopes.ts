@@ -1,4 +1,4 @@
-import type { PluginInstall } from '../tenants/state.ts';
+import type { PluginInstall, PluginLookup } from '../tenants/state.ts';
 
 export const pluginScope = (plugin: string) => `plugin:${plugin}`;
 export const toolScope = (plugin: string, fn: string) => `tool:${plugin}/${fn}`;
@@ -15,11 +15,11 @@ const ownScopes = (p: PluginInstall): string[] => [
  * its agents) plus the plugin's grants at the start. A `plugin:<name>` grant reaches that
  * plugin's tools and agents as installed at the start.
  */
-export const startScopes = (plugin: PluginInstall, grants: readonly string[], plugins: Readonly<Record<string, PluginInstall>>): string[] => {
+export const startScopes = (plugin: PluginInstall, grants: readonly string[], plugins: PluginLookup): string[] => {
   const scopes = new Set(ownScopes(plugin));
   for (const g of grants) {
     scopes.add(g);
-    const granted = g.startsWith('plugin:') ? plugins[g.slice('plugin:'.length)] : undefined;
+    const granted = g.startsWith('plugin:') ? plugins.get(g.slice('plugin:'.length)) : undefined;
     if (granted) ownScopes(granted).forEach((s) => scopes.add(s));
   }
   return [...scopes].sort();

@@ -11,8 +11,7 @@ type Existing = Extract<TenantState, { exists: true }>;
 export const startRevoked = (tenant: Existing, r: { readonly agent: string; readonly plugin: string; readonly subject: string }): string | null => {
   const agent = `${r.plugin}/${r.agent}`;
   if (tenant.killed_agents.includes(agent)) return `kill_agent ${agent}: lifted only by DELETE /v1/tenants/${tenant.id}/kills/${agent}`;
-  if (!Object.hasOwn(tenant.plugins, r.plugin) && Object.hasOwn(tenant.install_gens, r.plugin))
-    return `plugin_removed ${r.plugin}: it comes back by a new install`;
+  if (!tenant.plugins.has(r.plugin) && tenant.install_gens.has(r.plugin)) return `plugin_removed ${r.plugin}: it comes back by a new install`;
   if (r.subject.startsWith('apikey:') && tenant.revoked_keys.includes(r.subject.slice('apikey:'.length)))
     return `api_key_revoked ${r.subject.slice('apikey:'.length)}`;
   if (isPerson(tenant.settings, r.subject) && !hasStartPath(tenant.settings, r.subject))

@@ -60,3 +60,10 @@ export class KeyedMap<V> implements Iterable<[string, V]> {
     return keyedStubOn(this.map, key);
   }
 }
+
+/**
+ * A `KeyedMap` as an immutable value holds it (a tenant's state): read, never written — a new
+ * state takes a new wrapper over the new trie (`new KeyedMap(keyedSet(m.map, k, v))`), so every
+ * state evolved from keeps the map it had.
+ */
+export type ReadonlyKeyedMap<V> = Omit<KeyedMap<V>, 'set' | 'delete' | 'map'> & { readonly map: Keyed<V> };

@@ -1,5 +1,5 @@
 import { toolScope } from '../jobs/scopes.ts';
-import type { PluginInstall } from '../tenants/state.ts';
+import type { PluginLookup } from '../tenants/state.ts';
 import { MAX_STARTUP_PLUGINS } from './assemble.ts';
 
 export interface StartupTarget {
@@ -28,7 +28,7 @@ export const reachesPlugin = (scopes: readonly string[], plugin: string): boolea
 export const startupTargets = (
   job: { readonly plugin: string; readonly startup_function: string | null; readonly scopes: readonly string[] },
   grants: readonly string[],
-  plugins: Readonly<Record<string, PluginInstall>>,
+  plugins: PluginLookup,
 ): StartupTarget[] => {
   const out: StartupTarget[] = [];
   if (job.startup_function !== null && job.scopes.includes(toolScope(job.plugin, job.startup_function)))
@@ -36,7 +36,7 @@ export const startupTargets = (
   for (const g of grants) {
     const name = grantedPlugin(g);
     if (name === null || name === job.plugin || out.some((t) => t.plugin === name)) continue;
-    const p = Object.hasOwn(plugins, name) ? plugins[name] : undefined;
+    const p = plugins.get(name);
     if (!p || p.startup === null) continue;
     if (!reachesPlugin(job.scopes, name)) continue;
     out.push({ plugin: name, function: `${name}/${p.startup}` });
@@ -44,6 +44,14 @@ export const startupTargets = (
   return out.slice(0, MAX_STARTUP_PLUGINS);
 };
 
-/** Each installed plugin's start-up function: what a granted start-up mint is checked against. */
-export const startupFunctions = (plugins: Readonly<Record<string, PluginInstall>>): Record<string, string | null> =>
-  Object.fromEntries(Object.values(plugins).map((p) => [p.name, p.startup]));
+/** A plugin's start-up function (null: none, or not installed). */
+export type StartupOf = (plugin: string) => string | null;
+
+/**
+ * Each installed plugin's start-up function, what a granted start-up mint is checked against:
+ * a look-up of the one plugin a mint names, not a table of every plugin built per mint.
+ */
+export const startupFunctions =
+  (plugins: PluginLookup): StartupOf =>
+  (plugin) =>
+    plugins.get(plugin)?.startup ?? null;

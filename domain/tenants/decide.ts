@@ -97,8 +97,8 @@ const installPlugin = (c: Extract<TenantCommand, { type: 'InstallPlugin' }>, s: 
   if (E.isLeft(retried)) return retried;
   if (retried.right) return E.right([]);
   // An upgrade keeps its generation; an install after a removal takes one never used before.
-  const installed = Object.hasOwn(s.plugins, c.name) ? s.plugins[c.name] : undefined;
-  const installGen = installed?.install_gen ?? (Object.hasOwn(s.install_gens, c.name) ? s.install_gens[c.name]! : 0) + 1;
+  const installed = s.plugins.get(c.name);
+  const installGen = installed?.install_gen ?? (s.install_gens.get(c.name) ?? 0) + 1;
   return E.right([
     {
       type: 'PluginInstalled',

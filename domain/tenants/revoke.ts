@@ -5,12 +5,12 @@ import { invalid, notFound, refusal, type Refusal } from '../shared/refusal.ts';
 import type { BatchItem, TenantEvent } from './events.ts';
 import type { TenantSettings } from './settings.ts';
 import { isPerson, withoutStartPath } from './start-paths.ts';
-import type { PluginInstall, TenantState } from './state.ts';
+import type { Plugins, TenantState } from './state.ts';
+import { KeyedMap } from '../shared/keyed-map.ts';
 import { batchDigest } from './request-digest.ts';
 import { subjectProblem } from '../shared/subjects.ts';
 
 type Existing = Extract<TenantState, { exists: true }>;
-type Plugins = Readonly<Record<string, PluginInstall>>;
 interface Authority {
   readonly settings: TenantSettings;
   readonly plugins: Plugins;
@@ -27,7 +27,8 @@ export const applyItems = (before: Authority, items: readonly BatchItem[]): Auth
   const people = new Map(Object.entries(before.settings.people).map(([k, v]) => [k, { roles: [...v.roles], teams: [...v.teams] }]));
   let startRoles = [...before.settings.start_roles];
   let startTeams = [...before.settings.start_teams];
-  const plugins = new Map(Object.entries(before.plugins));
+  // A persistent map: a removal copies its path, never the tenant's other plugins.
+  const plugins = new KeyedMap(before.plugins.map);
   const removed: string[] = [];
   for (const item of items) {
     switch (item.kind) {
@@ -61,7 +62,7 @@ export const applyItems = (before: Authority, items: readonly BatchItem[]): Auth
     start_roles: startRoles,
     start_teams: startTeams,
   };
-  return { settings, plugins: Object.fromEntries(plugins), removed };
+  return { settings, plugins, removed };
 };
 
 /**
@@ -80,7 +81,7 @@ export const judge = (before: Authority, after: Authority, items: readonly Batch
   for (const item of items) {
     if (item.kind !== 'grant_narrowed' || narrowed.has(`${item.grantee}\n${item.scope}`)) continue;
     narrowed.add(`${item.grantee}\n${item.scope}`);
-    const grantee = own(after.plugins, item.grantee);
+    const grantee = after.plugins.get(item.grantee);
     const reach = grantee ? startScopes(grantee, own(after.settings.grants, item.grantee) ?? [], after.plugins) : [];
     if (!reach.includes(item.scope)) revocations.push({ kind: 'grant_narrowed', grantee: item.grantee, scope: item.scope });
   }
@@ -129,7 +130,7 @@ export const batchApplied = (
  */
 export const earlierAnswer = (s: Existing, requestId: string | undefined, kind: 'plugin' | 'revocations', digest: string): E.Either<Refusal, boolean> => {
   if (requestId === undefined) return E.right(false);
-  const earlier = own(s.requests, requestId);
+  const earlier = s.requests.get(requestId);
   if (earlier === undefined) return E.right(false);
   if (earlier.kind === kind && earlier.digest === digest) return E.right(true);
   const answered = earlier.kind === 'plugin' ? `a plugin install (${earlier.plugin.name})` : `a revocation batch (epoch ${earlier.epoch})`;

@@ -3,6 +3,8 @@ import type { RecordScopeKind, TenantEvent } from './events.ts';
 import type { RetentionEvent } from '../retention/events.ts';
 import type { Selector } from '../retention/holds.ts';
 import { batchDigest, installDigest } from './request-digest.ts';
+import { KeyedMap, type ReadonlyKeyedMap } from '../shared/keyed-map.ts';
+import { keyedDelete, keyedSet } from '../shared/keyed.ts';
 
 /** Everything a tenant stream holds. */
 export type TenantStreamEvent = TenantEvent | Extract<RetentionEvent, { type: 'HoldPlaced' | 'HoldReleased' | 'ErasureRequested' | 'SubjectKeyShredded' }>;
@@ -16,6 +18,11 @@ export interface PluginInstall {
   readonly startup: string | null;
 }
 
+/** The installed plugins, by name: a persistent map, so an install copies a path of it, never the map. */
+export type Plugins = ReadonlyKeyedMap<PluginInstall>;
+/** What a reader of the plugins needs: one plugin by name (a name like `__proto__` is a plain key). */
+export type PluginLookup = Pick<Plugins, 'get'>;
+
 export type TenantState =
   | { readonly exists: false }
   | {
@@ -26,17 +33,25 @@ export type TenantState =
       /** Counts settings versions: the tenant policy version a job's block 0 records. */
       readonly settings_version: number;
       readonly created_ms: number;
-      readonly plugins: Readonly<Record<string, PluginInstall>>;
+      readonly plugins: Plugins;
+      /**
+       * When each installed plugin joined the installed set (an upgrade keeps its place, a
+       * removal forgets it): the plugins map iterates in hash order, and the tenant's view lists
+       * them in the order a plain object of them kept (see `tenantView`).
+       */
+      readonly plugin_order: ReadonlyKeyedMap<number>;
+      /** The next `plugin_order` number. */
+      readonly plugin_seq: number;
       readonly holds: Readonly<Record<string, { selector: Selector; reason: string }>>;
       /** Data subjects whose erasure waits on holds. */
       readonly pending_erasures: readonly string[];
       /** The highest install_gen each plugin name ever had, installed now or removed. */
-      readonly install_gens: Readonly<Record<string, number>>;
+      readonly install_gens: ReadonlyKeyedMap<number>;
       /** Revocations that stick (SPEC §6): killed agents (`<plugin>/<agent>`) until lifted, revoked api keys. */
       readonly killed_agents: readonly string[];
       readonly revoked_keys: readonly string[];
       /** Answered request ids: a retry answers the earlier answer and writes nothing. */
-      readonly requests: Readonly<Record<string, AnsweredRequest>>;
+      readonly requests: ReadonlyKeyedMap<AnsweredRequest>;
       /** Each batch's signed receipt, by epoch. */
       readonly receipts: Readonly<Record<number, Record<string, unknown>>>;
     };
@@ -48,6 +63,38 @@ export type AnsweredRequest =
 
 export const initialTenantState = (): TenantState => ({ exists: false });
 
+/**
+ * The map with one entry set, as a new wrapper over the new trie: the state evolved from keeps
+ * its own (states are values; a map another state holds is never written to).
+ */
+const withEntry = <V>(m: ReadonlyKeyedMap<V>, key: string, value: V): ReadonlyKeyedMap<V> => new KeyedMap(keyedSet(m.map, key, value));
+
+/** The map without these keys (the same map when it held none of them). */
+const withoutKeys = <V>(m: ReadonlyKeyedMap<V>, keys: readonly string[]): ReadonlyKeyedMap<V> => {
+  let map = m.map;
+  for (const key of keys) map = keyedDelete(map, key);
+  return map === m.map ? m : new KeyedMap(map);
+};
+
+type Existing = Extract<TenantState, { exists: true }>;
+type Installed = Extract<TenantStreamEvent, { type: 'PluginInstalled' }>['data'];
+
+/** An install: one path of each map copied, whatever the number of plugins the tenant has. */
+const installed = (state: Existing, d: Installed): Existing => {
+  const { name, install_gen, scopes, functions, agents, startup, request_id } = d;
+  const plugin = { name, install_gen, scopes, functions, agents, startup };
+  // An upgrade keeps its place in the view; a name new to the installed set goes last.
+  const placed = state.plugin_order.has(name);
+  return {
+    ...state,
+    plugins: withEntry(state.plugins, name, plugin),
+    plugin_order: placed ? state.plugin_order : withEntry(state.plugin_order, name, state.plugin_seq),
+    plugin_seq: placed ? state.plugin_seq : state.plugin_seq + 1,
+    install_gens: withEntry(state.install_gens, name, Math.max(install_gen, state.install_gens.get(name) ?? 0)),
+    requests: request_id === undefined ? state.requests : withEntry(state.requests, request_id, { kind: 'plugin', plugin, digest: installDigest(plugin) }),
+  };
+};
+
 export const evolveTenant = (state: TenantState, event: TenantStreamEvent): TenantState => {
   switch (event.type) {
     case 'TenantCreated':
@@ -58,43 +105,33 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         authority_epoch: event.data.authority_epoch,
         settings_version: 1,
         created_ms: event.data.created_ms,
-        plugins: {},
+        plugins: new KeyedMap(),
+        plugin_order: new KeyedMap(),
+        plugin_seq: 0,
         holds: {},
         pending_erasures: [],
-        install_gens: {},
+        install_gens: new KeyedMap(),
         killed_agents: [],
         revoked_keys: [],
-        requests: {},
+        requests: new KeyedMap(),
         receipts: {},
       };
     case 'TenantSettingsChanged':
       if (!state.exists) return state;
       return { ...state, settings: applyPatch(state.settings, event.data.changes), settings_version: state.settings_version + 1 };
-    case 'PluginInstalled': {
-      if (!state.exists) return state;
-      const { name, install_gen, scopes, functions, agents, startup, request_id } = event.data;
-      const plugin = { name, install_gen, scopes, functions, agents, startup };
-      return {
-        ...state,
-        plugins: { ...state.plugins, [name]: plugin },
-        install_gens: { ...state.install_gens, [name]: Math.max(install_gen, Object.hasOwn(state.install_gens, name) ? state.install_gens[name]! : 0) },
-        requests: request_id === undefined ? state.requests : { ...state.requests, [request_id]: { kind: 'plugin', plugin, digest: installDigest(plugin) } },
-      };
-    }
+    case 'PluginInstalled':
+      return state.exists ? installed(state, event.data) : state;
     case 'RevocationBatchApplied': {
       if (!state.exists) return state;
       const d = event.data;
-      // Most batches remove no plugin: the map is kept, not rebuilt (it grows with the tenant).
-      const plugins =
-        d.removed_plugins.length === 0
-          ? state.plugins
-          : Object.fromEntries(Object.entries(state.plugins).filter(([name]) => !d.removed_plugins.includes(name)));
       const killed = d.items.flatMap((i) => (i.kind === 'kill_agent' ? [i.agent] : []));
       const keys = d.items.flatMap((i) => (i.kind === 'api_key_revoked' ? [i.key] : []));
       return {
         ...state,
         authority_epoch: d.epoch,
-        plugins,
+        // A removal takes its path out of the maps; the highest generation stays (install_gens).
+        plugins: withoutKeys(state.plugins, d.removed_plugins),
+        plugin_order: withoutKeys(state.plugin_order, d.removed_plugins),
         settings: {
           ...state.settings,
           grants: d.grants,
@@ -107,7 +144,7 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         requests:
           d.request_id === undefined
             ? state.requests
-            : { ...state.requests, [d.request_id]: { kind: 'revocations', epoch: d.epoch, digest: batchDigest(d.items) } },
+            : withEntry(state.requests, d.request_id, { kind: 'revocations', epoch: d.epoch, digest: batchDigest(d.items) }),
       };
     }
     case 'RevocationReceiptIssued':
@@ -130,62 +167,61 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
   }
 };
 
-type Existing = Extract<TenantState, { exists: true }>;
-
 /**
- * `evolveTenant` over many events at once, linear in them: the maps that grow with the stream
- * (plugins, install generations, answered requests, holds) are copied once per fold and then
- * written in place, where one event at a time copies each whole map (5,000 installs folded
- * one by one copied 12.5 million entries). Only the final state leaves the fold; the state
- * passed in is never written to.
+ * `evolveTenant` over many events at once, linear in them. The plugins, install generations
+ * and answered requests are persistent maps, so each event is evolved as it comes; the holds
+ * are still a plain object (one spread per HoldPlaced would be quadratic in a long run of
+ * holds), so a fold copies them once and then writes them in place. Only the final state
+ * leaves the fold; the state passed in is never written to.
  */
 export const foldTenant = (from: TenantState, events: Iterable<TenantStreamEvent>): TenantState => {
-  const owned = new Set<object>();
-  const writable = <T extends object>(m: T): T => {
-    if (owned.has(m)) return m;
-    const copy = { ...m };
-    owned.add(copy);
-    return copy;
-  };
-  // Defined, not assigned: a key named like a prototype property stays a plain entry.
-  const put = (m: object, key: string, value: unknown) => Object.defineProperty(m, key, { value, writable: true, enumerable: true, configurable: true });
+  let owned: object | null = null;
   let state = from;
   for (const event of events) {
-    if (!state.exists) {
-      state = evolveTenant(state, event);
-      continue;
-    }
-    const s: Existing = state;
-    if (event.type === 'PluginInstalled') {
-      const { name, install_gen, scopes, functions, agents, startup, request_id } = event.data;
-      const plugin = { name, install_gen, scopes, functions, agents, startup };
-      const plugins = writable(s.plugins);
-      const gens = writable(s.install_gens);
-      put(plugins, name, plugin);
-      put(gens, name, Math.max(install_gen, Object.hasOwn(s.install_gens, name) ? s.install_gens[name]! : 0));
-      let requests = s.requests;
-      if (request_id !== undefined) {
-        const w = writable(s.requests);
-        put(w, request_id, { kind: 'plugin', plugin, digest: installDigest(plugin) });
-        requests = w;
-      }
-      state = { ...s, plugins, install_gens: gens, requests };
-    } else if (event.type === 'HoldPlaced') {
-      const holds = writable(s.holds);
-      put(holds, event.data.hold, { selector: event.data.selector, reason: event.data.reason });
-      state = { ...s, holds };
-    } else state = evolveTenant(s, event);
+    if (state.exists && event.type === 'HoldPlaced') {
+      const holds: Record<string, unknown> = state.holds === owned ? state.holds : { ...state.holds };
+      owned = holds;
+      // Defined, not assigned: a hold id named like a prototype property stays a plain entry.
+      Object.defineProperty(holds, event.data.hold, {
+        value: { selector: event.data.selector, reason: event.data.reason },
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+      state = { ...state, holds: holds as Existing['holds'] };
+    } else state = evolveTenant(state, event);
   }
   return state;
 };
 
+/** A name a plain object lists first, in ascending order (an array index: 0 to 2^32 - 2, in its canonical spelling). */
+const indexLike = (name: string): number | null => {
+  if (!/^(?:0|[1-9]\d{0,9})$/.test(name)) return null;
+  const n = Number(name);
+  return n < 2 ** 32 - 1 ? n : null;
+};
+
+/**
+ * The installed plugins in the order the view has always listed them (a plain object's
+ * `Object.values`): array-index names first, ascending, then the rest in the order they joined
+ * the installed set. The plugins map itself iterates in hash order.
+ */
+export const pluginsInOrder = (s: Existing): PluginInstall[] => {
+  const keyed = [...s.plugins.values()].map((p) => ({ p, index: indexLike(p.name), seq: s.plugin_order.get(p.name) ?? Number.MAX_SAFE_INTEGER }));
+  keyed.sort((a, b) => {
+    if (a.index !== null || b.index !== null) return a.index === null ? 1 : b.index === null ? -1 : a.index - b.index;
+    return a.seq - b.seq;
+  });
+  return keyed.map((k) => k.p);
+};
+
 /** The view of a tenant an admin caller gets back. */
-export const tenantView = (s: Extract<TenantState, { exists: true }>) => ({
+export const tenantView = (s: Existing) => ({
   id: s.id,
   settings: s.settings,
   authority_epoch: s.authority_epoch,
   created_ms: s.created_ms,
-  plugins: Object.values(s.plugins).map((p) => ({ ...p })),
+  plugins: pluginsInOrder(s).map((p) => ({ ...p })),
   holds: Object.entries(s.holds).map(([id, h]) => ({ id, ...h })),
   pending_erasures: s.pending_erasures,
 });

@@ -197,7 +197,7 @@ describe('tenant decider: install_gen and request ids', () => {
       .given(first.events)
       .when(install('notes', 'b1'))
       .then(expect.objectContaining({ error: 'already_exists', what: 'request_id', request_id: 'b1' }));
-    expect(first.state.exists && first.state.requests).toEqual({
+    expect(first.state.exists && Object.fromEntries(first.state.requests.entries())).toEqual({
       r1: { kind: 'plugin', plugin: expect.objectContaining({ name: 'notes', install_gen: 1 }), digest: expect.any(String) },
       b1: { kind: 'revocations', epoch: 2, digest: expect.any(String) },
     });

@@ -64,7 +64,7 @@ describe('job decider: start-up', () => {
   });
 
   it('given a granted plugin, when its start-up function is minted start-up by hand, then accepted; another of its functions is refused', () => {
-    const startupOf = { a: 'boot', home: 'boot' };
+    const startupOf = (plugin: string) => (plugin === 'a' || plugin === 'home' ? 'boot' : null);
     const mint = (fn: string): JobCommand => ({
       type: 'MintCall',
       job: 'j1',

@@ -66,7 +66,7 @@ describe('start-up text: a plugin the agent reaches through a tool:<plugin>/<fn>
       envelopeValid: true,
       function: fn,
       startup,
-      startupOf: { home: 'boot', search: 'boot' },
+      startupOf: (plugin) => (plugin === 'home' || plugin === 'search' ? 'boot' : null),
       call: 'c9',
       ticketHash: 'h',
       newIdempotencyKey: 'k',
