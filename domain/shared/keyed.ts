@@ -33,8 +33,24 @@ export class PartStub {
     readonly key: string,
     /** The digest its head gives it: a part read back must have exactly this text. */
     readonly digest: string,
+    /**
+     * The part's JSON when it came in the snapshot's own (MAC-checked) text: decoded the first
+     * time something looks into it, with no read, so a cold state costs what it is looked at.
+     */
+    public text: string | null = null,
   ) {}
 }
+
+/** A stub whose text is at hand decoded into its node (once: every state sharing it sees it). */
+const fill = (stub: PartStub): void => {
+  if (stub.node !== null || stub.text === null) return;
+  const parsed = JSON.parse(stub.text) as unknown;
+  // The text is under the snapshot's MAC (this service wrote it): a shape it cannot have is a defect, not input.
+  if (!isPartShape(parsed)) throw new Error('a snapshot part held in its text is not a part');
+  stub.node = parsed;
+  partJson.set(parsed, stub.text);
+  stub.text = null;
+};
 
 /** Thrown by a look into parts not read yet: the caller reads them and runs the (pure) work again. */
 export class PartsMissing extends Error {
@@ -45,6 +61,7 @@ export class PartsMissing extends Error {
 
 const resolved = (node: unknown): Level | null => {
   if (!(node instanceof PartStub)) return node as Level | null;
+  fill(node);
   if (node.node === null) throw new PartsMissing([node]);
   return node.node as Level;
 };
@@ -118,6 +135,7 @@ export const keyedEntries = <V>(m: Keyed<V>): [string, V][] => {
   const out: [string, V][] = [];
   const missing: PartStub[] = [];
   const walk = (node: unknown, level: number) => {
+    if (node instanceof PartStub) fill(node);
     if (node instanceof PartStub && node.node === null) return void missing.push(node);
     const n = resolved(node);
     if (!n) return;
@@ -134,6 +152,7 @@ export const keyedStubOn = <V>(m: Keyed<V>, key: string | number): PartStub | nu
   const hash = hashOf(String(key));
   const upper = (m.root as Level)[slot(hash, 0)];
   const part = upper ? (upper as Level)[slot(hash, 1)] : null;
+  if (part instanceof PartStub) fill(part);
   return part instanceof PartStub && part.node === null ? part : null;
 };
 
@@ -160,6 +179,35 @@ export const keyedOfStubs = <V>(size: number, parts: readonly (readonly [number,
   for (const [at, stub] of parts) ((root[Math.floor(at / WIDTH)] ??= blank()) as unknown[])[at % WIDTH] = stub;
   return { size, root: root as unknown as Trie<V> };
 };
+
+/** A map of `size` entries from its parts' texts (the JSON `keyedPartTexts` gave), each decoded when first looked into. */
+export const keyedOfTexts = <V>(size: number, parts: readonly (readonly [number, string])[]): Keyed<V> =>
+  keyedOfStubs<V>(
+    size,
+    parts.map(([at, text]) => [at, new PartStub('', '', text)] as const),
+  );
+
+/**
+ * Each part's JSON, by the part's node: nodes are never changed in place, so a part unchanged
+ * since the last pack (the same node) is not written out again (a memo, not state: the same
+ * node always has the same JSON).
+ */
+const partJson = new WeakMap<object, string>();
+const jsonOf = (node: readonly (Leaf<unknown> | null)[]): string => {
+  let text = partJson.get(node);
+  if (text === undefined) partJson.set(node, (text = JSON.stringify(node)));
+  return text;
+};
+
+/** Each non-empty part's JSON by address: a part still held as text is given as it is, not decoded. */
+export const keyedPartTexts = <V>(m: Keyed<V>): [number, string][] =>
+  keyedParts(m).map(([at, part]) => {
+    if (part instanceof PartStub && part.node === null) {
+      if (part.text === null) throw new PartsMissing([part]);
+      return [at, part.text];
+    }
+    return [at, jsonOf(part instanceof PartStub ? part.node! : part)];
+  });
 
 /** Whether a part read back (a level-2 node as text) has the shape: 16 slots, each empty or a non-empty leaf of [string, value]. */
 export const isPartShape = (v: unknown): v is readonly (Leaf<unknown> | null)[] =>

@@ -7,6 +7,7 @@ import type { TenantCommand } from '../../../domain/tenants/decide.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
 import { startScopes } from '../../../domain/jobs/scopes.ts';
 import { sealSnapshot } from '../../../domain/shared/sealed-snapshot.ts';
+import { keyedParts, PartStub } from '../../../domain/shared/keyed.ts';
 import { packTenant, unpackTenant } from '../../../domain/tenants/snapshot.ts';
 import { evolveTenant, foldTenant, initialTenantState, tenantView, type TenantState, type TenantStreamEvent } from '../../../domain/tenants/state.ts';
 
@@ -201,6 +202,19 @@ describe('tenant snapshots of persistent maps', () => {
   it('given a format-1 snapshot text under another MAC, when opened, then it is not used', () => {
     const other = (i: string) => createHmac('sha256', 'another key').update(i).digest('base64url');
     expect(unpackTenant(sealSnapshot('tenant-snapshot', '1', FORMAT_1, 'tenant:acme', 9, other), 'tenant:acme', 9, macOf)).toBeNull();
+  });
+
+  it('given a snapshot of many plugins, when a cold state looks up one, then only the part it lives in is decoded', () => {
+    const state = folded(withPlugins(2_000));
+    const back = existing(unpackTenant(packTenant({ state, batches, position: 41 }, 'tenant:acme', 9, macOf), 'tenant:acme', 9, macOf)!.state);
+    const stillText = () => keyedParts(back.plugins.map).filter(([, part]) => part instanceof PartStub && part.text !== null).length;
+    const parts = keyedParts(back.plugins.map).length;
+    expect(stillText()).toBe(parts);
+    expect(back.plugins.get('p1234')).toEqual(state.plugins.get('p1234'));
+    expect(stillText()).toBe(parts - 1);
+    // Every other part decodes when looked into, and the whole map answers as the fold's.
+    expect(answers(back)).toEqual(answers(state));
+    expect(stillText()).toBe(0);
   });
 
   it('given a tenant with removals, when packed and read back, then it answers as before', () => {
