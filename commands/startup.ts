@@ -7,6 +7,7 @@ import { liveCall, type JobState } from '../domain/jobs/state.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { assembleStartupText, MAX_STARTUP_PLUGINS, type StartupAnswer } from '../domain/startup/assemble.ts';
 import { startupTargets } from '../domain/startup/plugins.ts';
+import { grantsOf } from '../domain/tenants/settings.ts';
 import { newTicket, type JobCommands } from './jobs.ts';
 import type { Handled } from './handle.ts';
 import { reachedSince } from './revocations-since.ts';
@@ -79,7 +80,7 @@ export const startupCommands = (jobs: Pick<JobCommands, 'onSettledJob'>, clock: 
           (state: JobState) => {
             const reachable =
               state.exists && tenantState.exists
-                ? startupTargets(state.start, tenantState.settings.grants[state.start.plugin] ?? [], tenantState.plugins).map((t) => t.plugin)
+                ? startupTargets(state.start, grantsOf(tenantState.settings, state.start.plugin), tenantState.plugins).map((t) => t.plugin)
                 : [];
             const asked = state.exists && state.startup ? state.startup.plugins.map((p) => p.plugin) : [];
             return { type: 'AssembleStartupText', job, answers, refused: asked.filter((p) => !reachable.includes(p)), now: clock.now() };

@@ -17,6 +17,7 @@ import { subjectProblem } from '../shared/subjects.ts';
 import { assembleStartupText, type StartupAnswer } from '../startup/assemble.ts';
 import { reachesPlugin, startupFunctions, startupTargets, type StartupOf } from '../startup/plugins.ts';
 import { offloadThreshold } from '../files/threshold.ts';
+import { grantsOf } from '../tenants/settings.ts';
 
 export interface StartJobRequest {
   readonly agent: string;
@@ -158,7 +159,7 @@ const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): De
   }
   // A new job under an ended job's id would inherit that tree's files: refused while it holds any.
   if (s.exists && c.treeHoldsFiles === true) return E.left(refusal('files_held', { job: c.job, reason: 'the tree of this id still holds files' }));
-  const reach = startScopes(plugin, tenant.settings.grants[plugin.name] ?? [], tenant.plugins);
+  const reach = startScopes(plugin, grantsOf(tenant.settings, plugin.name), tenant.plugins);
   const run = s.exists ? s.start.run + 1 : 1;
   const expiresAsked = r.timeout_ms === undefined ? undefined : c.now + r.timeout_ms;
   const labels = [...new Set(r.labels ?? [])].sort();
@@ -341,7 +342,7 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
 const prepareStartup = (c: Extract<JobCommand, { type: 'PrepareStartup' }>, s: JobState): Decision => {
   if (!s.exists) return E.left(notFound('job'));
   if (!c.tenant.exists) return E.left(notFound('tenant'));
-  const targets = startupTargets(s.start, c.tenant.settings.grants[s.start.plugin] ?? [], c.tenant.plugins);
+  const targets = startupTargets(s.start, grantsOf(c.tenant.settings, s.start.plugin), c.tenant.plugins);
   const startupOf = startupFunctions(c.tenant.plugins);
   const events: JobEvent[] = [];
   const plugins: { plugin: string; function: string; call: string }[] = [];

@@ -49,6 +49,13 @@ export const defaultSettings = (): TenantSettings => ({
   max_depth: null,
 });
 
+/**
+ * The grants the tenant gave one plugin (none: empty). Own entries only: a plugin may be named
+ * `constructor` or `__proto__`, and a plain object answers Object.prototype's members for them.
+ */
+export const grantsOf = (settings: Pick<TenantSettings, 'grants'>, plugin: string): readonly string[] =>
+  Object.hasOwn(settings.grants, plugin) ? (settings.grants[plugin] ?? []) : [];
+
 export const applyPatch = (settings: TenantSettings, patch: TenantSettingsPatch): TenantSettings => ({
   ...settings,
   ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
