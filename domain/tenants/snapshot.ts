@@ -50,13 +50,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The parts' lines of a format-2 text by map, or null when one is not a part's line of a known map. */
 const partLines = (lines: readonly string[]): Record<MapName, [number, string][]> | null => {
   const out = Object.fromEntries(MAPS.map((name) => [name, [] as [number, string][]])) as Record<MapName, [number, string][]>;
+  const seen = new Set<string>();
   for (const line of lines) {
     const a = line.indexOf('\t');
     const b = line.indexOf('\t', a + 1);
     if (a < 0 || b < 0) return null;
     const name = line.slice(0, a);
-    const at = Number(line.slice(a + 1, b));
-    if (!(MAPS as readonly string[]).includes(name) || !Number.isSafeInteger(at) || at < 0 || at >= PARTS) return null;
+    const address = line.slice(a + 1, b);
+    const at = Number(address);
+    if (!(MAPS as readonly string[]).includes(name) || !/^[0-9]{1,3}$/.test(address) || at >= PARTS) return null;
+    // One line a part: a second for the same part is not a text this service writes.
+    if (seen.has(`${name}\t${at}`)) return null;
+    seen.add(`${name}\t${at}`);
     out[name as MapName].push([at, line.slice(b + 1)]);
   }
   return out;

@@ -6,7 +6,7 @@ import { tenantDecider } from '../../../domain/tenants/decide.ts';
 import type { TenantCommand } from '../../../domain/tenants/decide.ts';
 import { defaultSettings } from '../../../domain/tenants/settings.ts';
 import { startScopes } from '../../../domain/jobs/scopes.ts';
-import { sealSnapshot } from '../../../domain/shared/sealed-snapshot.ts';
+import { openSnapshot, sealSnapshot } from '../../../domain/shared/sealed-snapshot.ts';
 import { keyedParts, PartStub } from '../../../domain/shared/keyed.ts';
 import { packTenant, unpackTenant } from '../../../domain/tenants/snapshot.ts';
 import { evolveTenant, foldTenant, initialTenantState, tenantView, type TenantState, type TenantStreamEvent } from '../../../domain/tenants/state.ts';
@@ -215,6 +215,18 @@ describe('tenant snapshots of persistent maps', () => {
     // Every other part decodes when looked into, and the whole map answers as the fold's.
     expect(answers(back)).toEqual(answers(state));
     expect(stillText()).toBe(0);
+  });
+
+  it('given a format-2 text under its MAC with a part line twice or an address not a number, when opened, then it is not used', () => {
+    const state = folded(withPlugins(40));
+    const text = openSnapshot(packTenant({ state, batches, position: 41 }, 'tenant:acme', 9, macOf), 'tenant-snapshot', '2', 'tenant:acme', 9, macOf)!;
+    const lines = text.split('\n');
+    const reseal = (ls: string[]) => sealSnapshot('tenant-snapshot', '2', ls.join('\n'), 'tenant:acme', 9, macOf);
+    expect(unpackTenant(reseal(lines), 'tenant:acme', 9, macOf)).not.toBeNull();
+    expect(unpackTenant(reseal([...lines, lines[1]!]), 'tenant:acme', 9, macOf)).toBeNull();
+    const [map, , json] = lines[1]!.split('\t');
+    expect(unpackTenant(reseal([lines[0]!, `${map}\t\t${json}`, ...lines.slice(2)]), 'tenant:acme', 9, macOf)).toBeNull();
+    expect(unpackTenant(reseal([lines[0]!, `${map}\t-1\t${json}`, ...lines.slice(2)]), 'tenant:acme', 9, macOf)).toBeNull();
   });
 
   it('given a tenant with removals, when packed and read back, then it answers as before', () => {
