@@ -1,5 +1,5 @@
 import type { BatchItem } from './events.ts';
-import type { TenantSettings } from './settings.ts';
+import { grantsOf, type TenantSettings } from './settings.ts';
 
 const lost = (before: readonly string[], after: readonly string[] | undefined) => before.filter((x) => !(after ?? []).includes(x));
 const own = <V>(o: Readonly<Record<string, V>>, k: string): V | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
@@ -13,7 +13,7 @@ const own = <V>(o: Readonly<Record<string, V>>, k: string): V | undefined => (Ob
 export const withdrawnItems = (before: TenantSettings, after: TenantSettings): BatchItem[] => {
   const items: BatchItem[] = [];
   for (const grantee of Object.keys(before.grants).sort())
-    for (const scope of lost(before.grants[grantee]!, own(after.grants, grantee))) items.push({ kind: 'grant_narrowed', grantee, scope });
+    for (const scope of lost(before.grants[grantee]!, grantsOf(after, grantee))) items.push({ kind: 'grant_narrowed', grantee, scope });
   for (const person of Object.keys(before.people).sort()) {
     const was = before.people[person]!;
     const is = own(after.people, person);
