@@ -18,6 +18,7 @@ import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-g
 import { AppendRowTaken, type AppendRow } from '../../domain/ports/append-rows.ts';
 import { appendRowStatement, byLockOrder } from '../postgres/append-row-sql.ts';
 import { brokenLink } from './append-chain.ts';
+import { asForeseen, foreseenRows, pipelined, type AppendedRow } from './foreseen-batch.ts';
 
 /**
  * Read models kept inside the append's transaction (Marten's and Emmett's "inline
@@ -91,13 +92,7 @@ const assertChainsHold = (appends: readonly Pending[], results: readonly (Result
   for (const [p, committed] of ok) if (committed && p.after && ok.has(p.after) && !ok.get(p.after)) throw new ChainBroken();
 };
 
-interface Row {
-  idx: number;
-  ok: boolean;
-  first_position: number | null;
-  last_revision: number | null;
-  actual: number | null;
-}
+type Row = AppendedRow;
 
 const CALL = `SELECT idx, ok, first_position, last_revision, actual
   FROM custodian_append_many($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::int[], $7::jsonb[], $8::jsonb[])`;
@@ -188,6 +183,19 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     const answers: unknown[][] = [];
     const client = alone ? null : await pool.connect();
     try {
+      if (client) {
+        const foreseen = await writeAsForeseen(
+          client,
+          statements,
+          appends,
+          (first) => prepared(GUARDED_APPEND, params(first)),
+          (rows) => {
+            const out = rows as GuardedRow[];
+            return out[0]?.held.length === guards.length;
+          },
+        );
+        if (foreseen) return { ...foreseen, held: new Set(guards) };
+      }
       if (!client) out = (await pool.query<GuardedRow>(prepared(GUARDED_APPEND, params(null)))).rows;
       else {
         // With nothing written before it, the statement takes the positions itself, before its count moves.
@@ -213,6 +221,63 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     } finally {
       client?.release();
     }
+  };
+
+  /**
+   * A batch written as foreseen, in three round trips: BEGIN with its positions; then its
+   * statements, its append statement (`appendQuery`), its appends' key rows and their inline
+   * models all sent at once (pg's pipeline mode), the rows and models written as if every
+   * append met its expected revision and every guard held; then COMMIT, only when the append
+   * statement answered just that (`held`: the guards' part of it) and every key row was written.
+   * Anything else — a conflict, a guard that no longer holds, a key row another writer made
+   * first, an error — rolls the transaction back whole and answers null: the batch is then
+   * written step by step, where each of those has its own answer. Null as well when the
+   * batch's rows cannot be foreseen (`foreseenRows`).
+   */
+  const writeAsForeseen = async (
+    client: pg.PoolClient,
+    statements: readonly Statement[],
+    appends: readonly Pending[],
+    appendQuery: (first: number | null) => pg.QueryConfig | null,
+    held: (rows: readonly unknown[]) => boolean,
+  ): Promise<{ answers: unknown[][]; results: Result[] } | null> => {
+    if (foreseenRows(appends, 0) === null) return null;
+    const events = appends.reduce((n, p) => n + p.events.length, 0);
+    const first = await begin(client, events);
+    const foreseen = first === null ? [] : foreseenRows(appends, first)!;
+    const query = appendQuery(first);
+    const made = appends.flatMap((p) => p.rows);
+    const written = await pipelined(client, () => {
+      const sent = statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[]));
+      const appended = query ? client.query(query).then((r) => r.rows as unknown[]) : Promise.resolve([] as unknown[]);
+      const keyRows = byLockOrder(made).map(([kind, ws]) =>
+        client
+          .query<{ id: string }>(
+            prepared(
+              appendRowStatement(kind),
+              ws[0]!.row.map((_, c) => ws.map((w) => w.row[c])),
+            ),
+          )
+          .then((r) => r.rows.length === ws.length),
+      );
+      const models = applyInline(client, appends, foreseen);
+      return Promise.allSettled([Promise.all(sent), appended, Promise.all(keyRows), models]);
+    });
+    const [answers, appended, keyRows, models] = written;
+    const wrote =
+      answers.status === 'fulfilled' &&
+      appended.status === 'fulfilled' &&
+      keyRows.status === 'fulfilled' &&
+      models.status === 'fulfilled' &&
+      keyRows.value.every(Boolean) &&
+      asForeseen(appended.value as Row[], foreseen) &&
+      held(appended.value);
+    if (!wrote) {
+      await client.query('ROLLBACK');
+      return null;
+    }
+    await client.query('COMMIT');
+    return { answers: answers.value, results: appends.map((p, i) => resultOf(p, foreseen[i]!)) };
   };
 
   /**
@@ -277,6 +342,14 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     } else if (statements.length + batch.length > 0) {
       const client = await pool.connect();
       try {
+        const foreseen = await writeAsForeseen(
+          client,
+          statements,
+          batch,
+          (first) => (first === null ? null : prepared(CALL_FROM, [...args, first])),
+          () => true,
+        );
+        if (foreseen) return foreseen;
         // With no statement before it, the append takes its positions first itself.
         const first = await begin(client, statements.length > 0 ? flat.length : 0);
         for (const st of statements) answers.push((await client.query(prepared(st.text, st.params))).rows);

@@ -144,6 +144,25 @@ describe('the guarded append', () => {
     expect(await countOf(b.id)).toBe(0);
   });
 
+  it('answers a failed guard with no append false even when its batch commits an append with a key row beside it', async () => {
+    const a = await call(0);
+    const b = await call(2);
+    const key = await liveKey();
+    const stream = `keyed:${randomUUID()}`;
+    const [lead, appended, held, failed] = await Promise.all([
+      store.append(`lead:${randomUUID()}`, [ev()], 'no_stream'),
+      // A key row makes the batch a transaction, written first as foreseen (every guard holding).
+      store.append(stream, [ev()], 'no_stream', { rows: [key] }),
+      store.guardAlone(a.guard()),
+      store.guardAlone(b.guard({ jobRevision: 7 })),
+    ]);
+    expect(E.isRight(lead) && E.isRight(appended)).toBe(true);
+    expect([held, failed]).toEqual([true, false]);
+    expect(await countOf(a.id)).toBe(1);
+    expect(await countOf(b.id)).toBe(2);
+    expect(await store.readStream(stream)).toHaveLength(1);
+  });
+
   it.each([
     ['with key rows (positions taken with BEGIN)', true],
     ['with none (the statement alone takes them before its count moves)', false],
