@@ -45,16 +45,25 @@ export const asForeseen = (answered: readonly AppendedRow[], foreseen: readonly 
 /**
  * Runs `work` with the client in pg's pipeline mode (node-postgres.com/features/pipelining):
  * the queries it starts are sent without waiting for each other's answers, and PostgreSQL runs
- * them in order, in the client's open transaction. Every query `work` starts must have been
- * answered when it resolves (it awaits them all), so the client goes back to the pool idle,
- * as it was lent.
+ * them in order, in the client's open transaction. The client leaves pipeline mode only once
+ * every query sent in it has been answered: when `work` throws, or `answeredAll` cannot vouch
+ * for its result (a `Promise.all` that rejected at its first failure leaves the queries sent
+ * after that one unanswered), a last query is sent and awaited — PostgreSQL answers it after
+ * all the others. Leaving earlier would hand their answers to the next queries (ROLLBACK, the
+ * step-by-step path, the pool's next borrower): a caller answered another's rows or error,
+ * prepared-statement bookkeeping out of step, an error with no query to take it thrown from
+ * the client.
  */
-export const pipelined = async <T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> => {
+export const pipelined = async <T>(client: pg.PoolClient, work: () => Promise<T>, answeredAll: (result: T) => boolean = () => false): Promise<T> => {
   const mode = client as unknown as { pipeline: boolean };
   mode.pipeline = true;
+  let answered = false;
   try {
-    return await work();
+    const result = await work();
+    answered = answeredAll(result);
+    return result;
   } finally {
+    if (!answered) await client.query('SELECT 1').catch(() => undefined);
     mode.pipeline = false;
   }
 };

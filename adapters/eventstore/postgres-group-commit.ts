@@ -247,22 +247,27 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     const foreseen = first === null ? [] : foreseenRows(appends, first)!;
     const query = appendQuery(first);
     const made = appends.flatMap((p) => p.rows);
-    const written = await pipelined(client, () => {
-      const sent = statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[]));
-      const appended = query ? client.query(query).then((r) => r.rows as unknown[]) : Promise.resolve([] as unknown[]);
-      const keyRows = byLockOrder(made).map(([kind, ws]) =>
-        client
-          .query<{ id: string }>(
-            prepared(
-              appendRowStatement(kind),
-              ws[0]!.row.map((_, c) => ws.map((w) => w.row[c])),
-            ),
-          )
-          .then((r) => r.rows.length === ws.length),
-      );
-      const models = applyInline(client, appends, foreseen);
-      return Promise.allSettled([Promise.all(sent), appended, Promise.all(keyRows), models]);
-    });
+    const written = await pipelined(
+      client,
+      () => {
+        const sent = statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[]));
+        const appended = query ? client.query(query).then((r) => r.rows as unknown[]) : Promise.resolve([] as unknown[]);
+        const keyRows = byLockOrder(made).map(([kind, ws]) =>
+          client
+            .query<{ id: string }>(
+              prepared(
+                appendRowStatement(kind),
+                ws[0]!.row.map((_, c) => ws.map((w) => w.row[c])),
+              ),
+            )
+            .then((r) => r.rows.length === ws.length),
+        );
+        const models = applyInline(client, appends, foreseen);
+        return Promise.allSettled([Promise.all(sent), appended, Promise.all(keyRows), models]);
+      },
+      // Every part fulfilled: every query was answered. One rejected: some sent after it may not be yet.
+      (settled) => settled.every((s) => s.status === 'fulfilled'),
+    );
     const [answers, appended, keyRows, models] = written;
     const wrote =
       answers.status === 'fulfilled' &&
