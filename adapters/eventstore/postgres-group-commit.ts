@@ -260,7 +260,11 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
                 ws[0]!.row.map((_, c) => ws.map((w) => w.row[c])),
               ),
             )
-            .then((r) => r.rows.length === ws.length),
+            // By id, as `writeAppendRows` checks: two appends may name one key (one row answered).
+            .then((r) => {
+              const written = new Set(r.rows.map((w) => w.id));
+              return ws.every((w) => written.has(w.id));
+            }),
         );
         const models = applyInline(client, appends, foreseen);
         return Promise.allSettled([Promise.all(sent), appended, Promise.all(keyRows), models]);
