@@ -15,7 +15,7 @@ import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
 import { GUARDED_APPEND, guardedAppendParams } from '../../queries/admission-guard.ts';
 import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-guard.ts';
-import { AppendRowTaken, type AppendRow } from '../../domain/ports/append-rows.ts';
+import { AppendRowTaken, type AppendRow, type AppendRowKind } from '../../domain/ports/append-rows.ts';
 import { appendRowStatement, byLockOrder } from '../postgres/append-row-sql.ts';
 import { brokenLink } from './append-chain.ts';
 import { asForeseen, foreseenRows, pipelined, type AppendedRow } from './foreseen-batch.ts';
@@ -117,6 +117,15 @@ const resultOf = (p: Pending, r: Row): Result =>
   r.ok
     ? E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.events.length - 1 })
     : E.left({ kind: 'wrong_expected_revision', stream: p.stream, expected: p.expected, actual: r.actual ?? 'no_stream' });
+
+/**
+ * Writes (or locks) the append rows of one kind in one statement, a column per parameter, and
+ * answers the ids it wrote; a row not among them conflicted. Its query is sent when it is called.
+ */
+const rowsOfKind = async (client: pg.PoolClient, kind: AppendRowKind, ws: readonly AppendRow[]): Promise<Set<string>> => {
+  const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
+  return new Set((await client.query<{ id: string }>(prepared(appendRowStatement(kind), columns))).rows.map((r) => r.id));
+};
 
 /**
  * Opens the batch's transaction and, when it appends, takes the positions of all its events
@@ -252,20 +261,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
       () => {
         const sent = statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[]));
         const appended = query ? client.query(query).then((r) => r.rows as unknown[]) : Promise.resolve([] as unknown[]);
-        const keyRows = byLockOrder(made).map(([kind, ws]) =>
-          client
-            .query<{ id: string }>(
-              prepared(
-                appendRowStatement(kind),
-                ws[0]!.row.map((_, c) => ws.map((w) => w.row[c])),
-              ),
-            )
-            // By id, as `writeAppendRows` checks: two appends may name one key (one row answered).
-            .then((r) => {
-              const written = new Set(r.rows.map((w) => w.id));
-              return ws.every((w) => written.has(w.id));
-            }),
-        );
+        // By id, as `writeAppendRows` checks: two appends may name one key (one row answered).
+        const keyRows = byLockOrder(made).map(([kind, ws]) => rowsOfKind(client, kind, ws).then((written) => ws.every((w) => written.has(w.id))));
         const models = applyInline(client, appends, foreseen);
         return Promise.allSettled([Promise.all(sent), appended, Promise.all(keyRows), models]);
       },
@@ -297,8 +294,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
   const writeAppendRows = async (client: pg.PoolClient, batch: readonly Pending[], rows: readonly Row[]) => {
     const made = rows.flatMap((r) => (r.ok ? batch[r.idx - 1]!.rows : []));
     for (const [kind, ws] of byLockOrder(made)) {
-      const columns = ws[0]!.row.map((_, c) => ws.map((w) => w.row[c]));
-      const written = new Set((await client.query<{ id: string }>(prepared(appendRowStatement(kind), columns))).rows.map((r) => r.id));
+      const written = await rowsOfKind(client, kind, ws);
       const missing = ws.filter((w) => !written.has(w.id));
       for (const w of missing) w.failed?.();
       if (missing.length > 0) throw new AppendRowTaken();
