@@ -2,16 +2,13 @@ import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import type { EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
 import { migrate } from '../postgres/migrate.ts';
-import { prepared } from '../postgres/prepared.ts';
 import { eventStoreMigrations } from '../postgres/schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
-import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-guard.ts';
-import { AppendRowTaken } from '../../domain/ports/append-rows.ts';
-import { appendRowStatement, byLockOrder } from '../postgres/append-row-sql.ts';
-import { appendOneByOne } from './append-chain.ts';
-import { groupCommitter, type InlineProjections } from './postgres-group-commit.ts';
+import type { AdmissionGuard } from '../../domain/ports/admission-guard.ts';
+import { prepared } from '../postgres/prepared.ts';
+import { groupCommitter, type BeforeCommit, type InlineProjections } from './postgres-group-commit.ts';
 
 const CHANNEL = 'custodian_events';
 
@@ -44,10 +41,10 @@ const COLUMNS = `position, stream, revision, event_id, type, schema_version, dat
 
 export interface PostgresStoreOptions {
   /**
-   * Runs inside an append's transaction after its positions are taken and its rows written,
-   * before COMMIT. Tests use it to hold a transaction open and let a later one commit first.
+   * Runs inside a batch's transaction after its units are written, before COMMIT, once per unit
+   * that committed. Tests use it to hold a transaction open and let a later one commit first.
    */
-  readonly beforeCommit?: (stream: string, positions: readonly number[]) => Promise<void>;
+  readonly beforeCommit?: BeforeCommit;
   /** Read models written in each append's transaction (see postgres-group-commit.ts). */
   readonly inline?: InlineProjections;
 }
@@ -85,79 +82,21 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     return rows[0]?.revision ?? 'no_stream';
   };
 
-  const committer = groupCommitter(pool, options.inline ?? null);
+  const committer = groupCommitter(pool, options.inline ?? null, options.beforeCommit ?? null);
 
   const store: PostgresEventStore = {
     name: 'postgres',
     inBatch: (text, params) => committer.inBatch(text, params),
     guardAlone: (guard) => committer.guardAlone(guard),
     marks: postgresStreamMarks(pool),
-    appendChain: (units) =>
-      options.beforeCommit ? appendOneByOne((u) => store.append(u.stream, u.events, u.expected, u))(units) : committer.appendChain(units),
+    appendChain: (units) => committer.appendChain(units),
     async append(stream, events, expected, appendWith) {
       if (events.length === 0) {
         const actual = await actualRevision(stream);
         if (!meetsExpectation(expected, actual)) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual });
         return E.right({ nextExpectedRevision: actual === 'no_stream' ? -1 : actual, position: await store.headPosition() });
       }
-      // Every append goes through the group committer, except under the test hook that holds
-      // one append's transaction open.
-      if (!options.beforeCommit || appendWith?.conditions) return committer.append(stream, events, expected, appendWith);
-      // The test hook's path cannot check a cached admission: such a request is admitted again in full.
-      if (appendWith?.guard && !appendWith.guard.consumed) throw new GuardFailed();
-      const args = [
-        stream,
-        typeof expected === 'number' ? String(expected) : expected,
-        events.map((e) => e.event_id),
-        events.map((e) => e.type),
-        events.map((e) => e.schema_version),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => JSON.stringify(e.metadata)),
-      ];
-      const call =
-        'SELECT ok, first_position, last_revision, actual FROM custodian_append($1, $2, $3::uuid[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])';
-      type Result = { ok: boolean; first_position: number | null; last_revision: number | null; actual: number | null };
-      let result: Result;
-      {
-        // The same function inside an explicit transaction, held open by the test hook.
-        const tx = await pool.connect();
-        try {
-          await tx.query('BEGIN');
-          result = (await tx.query<Result>(prepared(call, args))).rows[0]!;
-          // The rows made with this append (a new record's key) commit with it here too.
-          const rows = result.ok ? (appendWith?.rows ?? []).filter((r) => !r.written) : [];
-          for (const [kind, ws] of byLockOrder(rows))
-            for (const w of ws) {
-              const { rows: written } = await tx.query(
-                prepared(
-                  appendRowStatement(kind),
-                  w.row.map((v) => [v]),
-                ),
-              );
-              if (written.length === 0) {
-                w.failed?.();
-                throw new AppendRowTaken();
-              }
-            }
-          if (result.ok)
-            await options.beforeCommit(
-              stream,
-              events.map((_, i) => Number(result.first_position) + i),
-            );
-          await tx.query('COMMIT');
-          for (const w of rows) {
-            w.written = true;
-            w.committed();
-          }
-        } catch (error) {
-          await tx.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        } finally {
-          tx.release();
-        }
-      }
-      if (!result.ok) return E.left({ kind: 'wrong_expected_revision', stream, expected, actual: result.actual ?? 'no_stream' });
-      return E.right({ nextExpectedRevision: Number(result.last_revision), position: Number(result.first_position) + events.length - 1 });
+      return committer.append(stream, events, expected, appendWith);
     },
     async readStream(stream, fromRevision = 0) {
       const { rows } = await pool.query<Row>(

@@ -40,6 +40,8 @@ export const eventStoreMigrations: readonly Migration[] = [
   // custodian_append_from hold their older, equivalent bodies (each its own copy of the
   // append): replaced, so every database runs one body.
   { id: 'eventstore-005', sql: `${sqlFunction('custodian_append')}\n${sqlFunction('custodian_append_many')}` },
+  // The one commit path: a whole batch of units (guards, conditions, revisions, key rows, events) in one call.
+  { id: 'eventstore-006', sql: sqlFunction('custodian_commit') },
 ];
 
 /** The keystore: wrapped data keys and subject keys, beside the log, never in it. */

@@ -151,7 +151,7 @@ describe('the guarded append', () => {
     const stream = `keyed:${randomUUID()}`;
     const [lead, appended, held, failed] = await Promise.all([
       store.append(`lead:${randomUUID()}`, [ev()], 'no_stream'),
-      // A key row makes the batch a transaction, written first as foreseen (every guard holding).
+      // A key row beside it: the failed guard's unit and the keyed unit are judged apart in one call.
       store.append(stream, [ev()], 'no_stream', { rows: [key] }),
       store.guardAlone(a.guard()),
       store.guardAlone(b.guard({ jobRevision: 7 })),

@@ -5,7 +5,7 @@ import { createPool } from '../../../adapters/postgres/pool.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 /**
- * A batch written as foreseen sends its queries without waiting (pg's pipeline mode). When one
+ * A batch sends its queries without waiting (pg's pipeline mode). When one
  * of them fails, the ones sent after it are still to be answered: the client must not leave
  * pipeline mode (nor send ROLLBACK, nor go back to the pool) before they are, or their answers
  * land on the queries sent next — a caller answered with another's rows or error, a pooled
@@ -31,7 +31,7 @@ afterAll(async () => {
 const outcome = (r: PromiseSettledResult<unknown>) =>
   r.status === 'fulfilled' ? { rows: r.value } : { code: (r.reason as { code?: string }).code ?? String(r.reason) };
 
-describe('a foreseen batch whose statement fails mid-pipeline', () => {
+describe('a batch whose statement fails mid-pipeline', () => {
   it('given a failing statement queued before many others, when their batch is written, then each caller gets its own answer and the client answers in step', async () => {
     for (let round = 0; round < 12; round++) {
       // The first statement commits alone; the ones queued while it runs share the next batch.

@@ -60,9 +60,9 @@ const modelAndLog = async (streams: readonly string[]) => {
   return { model: await lines('t_inline_model'), log: await lines('custodian_events') };
 };
 
-describe('a batch commits only as foreseen', () => {
+describe('a batch writes its inline models for the units that committed, and only for them', () => {
   it('given appends that all meet their revisions, then the model holds each at the position and revision its answer gave', async () => {
-    const streams = Array.from({ length: 12 }, () => `foreseen:${randomUUID()}`);
+    const streams = Array.from({ length: 12 }, () => `modelled:${randomUUID()}`);
     const first = await Promise.all(streams.map((s) => store.append(s, [ev(), ev()], 'no_stream')));
     const second = await Promise.all(streams.map((s) => store.append(s, [ev()], 1)));
     expect([...first, ...second].every(E.isRight)).toBe(true);
