@@ -32,7 +32,8 @@ export const inlineProjections = (projections: readonly Projection[]): InlinePro
     async apply(sql, events) {
       // Decoded once; then each model takes the batch's events it reads set-based (one or two
       // statements for the batch) when it can, one by one when it cannot. The models that can
-      // say their batch as fragments share one statement: each writes only its own tables.
+      // say their batch as fragments share one statement (each writes only its own tables),
+      // answered to the caller, who sends it with COMMIT in one round trip.
       const decoded = events.filter((e) => types.has(e.type)).map(decode);
       const together: Fragment[] = [];
       for (const p of projections) {
@@ -43,9 +44,8 @@ export const inlineProjections = (projections: readonly Projection[]): InlinePro
         else if (p.applyBatch) await p.applyBatch(sql, items, { after: items[0]!.recorded.position - 1, to: items.at(-1)!.recorded.position });
         else for (const { event, recorded } of items) await p.apply(sql, event, recorded);
       }
-      if (together.length === 0) return;
-      const { text, params } = fused(together);
-      await sql.query(text, params);
+      // The fused statement is the caller's to send, with its COMMIT.
+      return together.length === 0 ? null : fused(together);
     },
   };
 };

@@ -16,8 +16,12 @@ import { brokenLink } from './append-chain.ts';
 export interface InlineProjections {
   /** Whether events of this type touch the inline models. */
   handles(type: string): boolean;
-  /** Runs in the append's transaction after its rows are written, before COMMIT, with the events appended. */
-  apply(sql: Sql, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Runs in the append's transaction after its units are written, with the events appended: it
+   * writes what must be written one statement at a time through `sql`, and answers the one
+   * statement left (the models that fuse), for the caller to send before COMMIT — or null.
+   */
+  apply(sql: Sql, events: readonly RecordedEvent[]): Promise<{ text: string; params: unknown[] } | null>;
 }
 
 /** Heard in the batch's transaction before COMMIT, once per unit that committed (a test holds the transaction open with it). */
@@ -106,6 +110,24 @@ const recordedOf = (batch: readonly Pending[], rows: readonly CommitRow[], inlin
   });
 };
 
+/** The call's rows as the units' verdicts and the guards that held. */
+const verdicts = (rows: readonly CommitRow[], guards: readonly AdmissionGuard[]) => ({
+  units: rows.filter((r) => r.kind === 'unit'),
+  held: new Set(rows.filter((r) => r.kind === 'guard' && r.verdict === 'held').map((r) => guards[r.idx - 1]!)),
+});
+
+/** The test hook, once per unit that committed, with its positions. */
+const heardBeforeCommit = async (hook: BeforeCommit, batch: readonly Pending[], units: readonly CommitRow[]) => {
+  for (const r of units)
+    if (r.verdict === 'committed') {
+      const p = batch[r.idx - 1]!;
+      await hook(
+        p.unit.stream,
+        p.unit.events.map((_, i) => Number(r.first_position) + i),
+      );
+    }
+};
+
 /**
  * Group commit, the one way the service writes to the PostgreSQL log: commands' units that
  * arrive while a batch is committing queue, and one writer drains the queue into the next
@@ -134,43 +156,41 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       rows: p.rows,
     }));
     const modelled = inline !== null && batch.some((p) => p.unit.events.some((e) => inline.handles(e.type)));
-    const thenCommit = !modelled && beforeCommit === null;
+    const call = prepared(COMMIT_CALL, commitParams(guards, units));
+    if (statements.length === 0 && !modelled && beforeCommit === null) {
+      // Nothing else in its transaction: the call commits on its own.
+      const rows = (await pool.query<CommitRow>(call)).rows;
+      return { answers: [], ...verdicts(rows, guards) };
+    }
     const client = await pool.connect();
-    let open = false;
+    let open = true;
     try {
-      open = true;
-      const settled = await pipelined(client, () => [
+      const thenCommit = !modelled && beforeCommit === null;
+      const first = await pipelined(client, () => [
         client.query('BEGIN').then(() => []),
-        client.query<CommitRow>(prepared(COMMIT_CALL, commitParams(guards, units))).then((r) => r.rows as unknown[]),
+        client.query<CommitRow>(call).then((r) => r.rows as unknown[]),
         ...statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[])),
         ...(thenCommit ? [client.query('COMMIT').then(() => [])] : []),
       ]);
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      const failed = first.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
-      // Every part answered: a COMMIT sent with them committed (an error would have been answered first).
+      const values = first.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
+      const answered = verdicts(values[1] as CommitRow[], guards);
       if (thenCommit) open = false;
-      const values = settled.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
-      const rows = values[1] as CommitRow[];
-      const unitRows = rows.filter((r) => r.kind === 'unit');
-      if (!thenCommit) {
-        if (modelled) {
-          const recorded = recordedOf(batch, unitRows, inline);
-          if (recorded.length > 0) await inline.apply(sqlOn(client), recorded);
-        }
-        if (beforeCommit)
-          for (const r of unitRows)
-            if (r.verdict === 'committed') {
-              const p = batch[r.idx - 1]!;
-              await beforeCommit(
-                p.unit.stream,
-                p.unit.events.map((_, i) => Number(r.first_position) + i),
-              );
-            }
-        await client.query('COMMIT');
+      else {
+        const recorded = modelled ? recordedOf(batch, answered.units, inline) : [];
+        const last = recorded.length > 0 ? await inline!.apply(sqlOn(client), recorded) : null;
+        if (beforeCommit) await heardBeforeCommit(beforeCommit, batch, answered.units);
+        // The models' last statement and COMMIT in one round trip.
+        const second = await pipelined(client, () => [
+          ...(last ? [client.query(prepared(last.text, last.params)).then(() => undefined)] : []),
+          client.query('COMMIT').then(() => undefined),
+        ]);
+        const refused = second.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+        if (refused) throw refused.reason;
         open = false;
       }
-      const held = new Set(rows.filter((r) => r.kind === 'guard' && r.verdict === 'held').map((r) => guards[r.idx - 1]!));
-      return { answers: values.slice(2, 2 + statements.length), units: unitRows, held };
+      return { answers: values.slice(2, 2 + statements.length), ...answered };
     } finally {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
       client.release();

@@ -32,12 +32,12 @@ beforeAll(async () => {
   store = await postgresEventStore(pool, {
     inline: {
       handles: (type) => type === 'Modelled',
-      async apply(sql, events: readonly RecordedEvent[]) {
-        await sql.query('INSERT INTO t_inline_model (position, stream, revision) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])', [
-          events.map((e) => e.position),
-          events.map((e) => e.stream),
-          events.map((e) => e.revision),
-        ]);
+      // Answered as the statement sent with COMMIT, as fused models are.
+      async apply(_sql, events: readonly RecordedEvent[]) {
+        return {
+          text: 'INSERT INTO t_inline_model (position, stream, revision) SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])',
+          params: [events.map((e) => e.position), events.map((e) => e.stream), events.map((e) => e.revision)],
+        };
       },
     },
   });

@@ -31,6 +31,7 @@ beforeAll(async () => {
         if (events.some((e) => e.type === 'Poison')) throw new Error('poisoned inline projection');
         const { rows } = await sql.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
         for (const e of events) inlineSeen.push({ position: e.position, xid: rows[0]!.xid });
+        return null;
       },
     },
   });
