@@ -2,8 +2,9 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Snapshot, SnapshotStore } from '../domain/ports/snapshots.ts';
 import type { PackedPart, WrittenParts } from '../domain/shared/snapshot-parts.ts';
 import { withParts } from '../queries/job-parts.ts';
-import { writeSnapshot } from '../queries/snapshot-write.ts';
+import { writeLater, writeSnapshot } from '../queries/snapshot-write.ts';
 import { catchUp, registryCodec, type Aggregate, type Codec, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
+import { snapshotCadence } from './snapshot-cadence.ts';
 import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
 
 /**
@@ -75,8 +76,7 @@ export const aggregateLoader = <Ev, S, Taken>(d: AggregateDeclaration<Ev, S, Tak
 
   const codec = d.codec ?? ((stream: string) => registryCodec<Ev>(stream));
   const parts = { read: policy.readParts, evolve: pure };
-  /** The revision of each stream's newest snapshot this instance knows of (-1: none). */
-  const snapshotAt = new Map<string, number>();
+  const cadence = snapshotCadence(policy.every, policy.remembered);
   /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
   const written: WrittenParts = new WeakMap();
 
@@ -93,21 +93,15 @@ export const aggregateLoader = <Ev, S, Taken>(d: AggregateDeclaration<Ev, S, Tak
       snapshot: async (stream) => {
         loads++;
         if (policy.replaying?.(stream)) return null;
-        if (snapshotAt.size > policy.remembered) snapshotAt.clear();
-        return headOrReplay(stream, snapshotAt, replayWhole, () => fromSnapshot(stream));
+        return headOrReplay(stream, cadence, replayWhole, () => fromSnapshot(stream));
       },
       // A state read from a snapshot, caught up behind other writers: the parts its events look into are read first.
       parts,
       appended: (stream, folded) => {
         const revision = folded.revision as number;
-        if (revision - (snapshotAt.get(stream) ?? -1) < policy.every) return;
-        snapshotAt.set(stream, revision);
+        if (!cadence.due(stream, revision)) return;
         const taken = policy.take(stream, folded.state);
-        setImmediate(() => {
-          void (async () => {
-            await writeSnapshot(policy.store, stream, revision, policy.pack(taken, stream, revision, written), written);
-          })().catch((error) => policy.onError?.(error));
-        });
+        writeLater(() => writeSnapshot(policy.store, stream, revision, policy.pack(taken, stream, revision, written), written), policy.onError);
       },
     },
     retry,
