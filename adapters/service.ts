@@ -98,12 +98,6 @@ export const reachableUrl = (address: AddressInfo): string => {
   return `http://${host}:${address.port}`;
 };
 
-/**
- * The read models a put's answer promises (the list index, versions, request keys, the
- * dedupe filter of a list, renewals): written with the append, so nothing waits for them.
- */
-const INLINE = new Set(['records', 'dedupe-digests', 'retention']);
-
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
   const pool = createPool(o.databaseUrl, 20);
@@ -111,10 +105,11 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   const keystore = await postgresKeystore(pool, o.masterKey);
   const projections = allProjections({ sealer: keystore });
   await ensureProjectionSchemas(db, projections);
-  // On PostgreSQL the records models are written in the
-  // append's own transaction, so a put answers without waiting for the runner; a store that
+  // On PostgreSQL the models that say they are inline (the ones a put's answer promises: the
+  // list index, versions, request keys, the dedupe filter of a list, renewals) are written in
+  // the append's own transaction, so a put answers without waiting for the runner; a store that
   // cannot share a transaction with them (memory, EventStoreDB) leaves them to the runner.
-  const inline = o.eventStore ? [] : projections.filter((p) => INLINE.has(p.name));
+  const inline = o.eventStore ? [] : projections.filter((p) => p.inline);
   const pgLog = o.eventStore ? null : await postgresEventStore(pool, { inline: inlineProjections(inline) });
   const log = o.eventStore ?? pgLog!;
   // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).

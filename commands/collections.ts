@@ -12,17 +12,14 @@ import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { SealContext, Sealer } from '../domain/ports/sealer.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
 import { appendFacts } from './append-facts.ts';
-import { eventRegistry } from '../domain/events/registry.ts';
-import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import type { Snapshot, SnapshotStore } from '../domain/ports/snapshots.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
-import { packAgent, takeAgent, unpackAgent } from '../domain/collections/snapshot.ts';
-import { assertUntampered } from '../domain/ports/event-store.ts';
+import { packAgent, takeAgent, unpackAgent, type AgentTaken } from '../domain/collections/snapshot.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
 import { withParts } from '../queries/job-parts.ts';
-import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
-import { handle, inspect, stateCache, type Folded, type HandlerOptions, type StateCache } from './handle.ts';
+import { aggregateLoader } from './aggregate-loader.ts';
+import { handle, inspect, stateCache, type HandlerOptions, type StateCache } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
-import { writeSnapshot } from '../queries/snapshot-write.ts';
 
 export interface CollectionsDeps {
   readonly store: EventStore;
@@ -92,12 +89,6 @@ export const collectionsService = (deps: CollectionsDeps) => {
   const cache = deps.cache ?? stateCache<AgentState>(64);
   // Puts queued on one agent are decided in order and appended together (one writer per stream).
   const queues = streamQueues();
-  /** The revision of each agent stream's newest snapshot this instance knows of (-1: none). */
-  const snapshotAt = new Map<string, number>();
-  /** Streams whose next load folds the whole log: a part their snapshot named was not as named, twice. */
-  const replayWhole = new Set<string>();
-  /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
-  const written: WrittenParts = new WeakMap();
   const { snapshots, mac } = deps;
   const tenantOf = (stream: string) => stream.split(':')[1]!;
   /** Pure work on a state that may hold parts not read yet: the parts it names are read and it runs again. */
@@ -136,53 +127,33 @@ export const collectionsService = (deps: CollectionsDeps) => {
     ];
     await pure(() => state.postings.require(posted));
   };
-  /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
-  const fromSnapshot = async (snaps: SnapshotStore, stream: string): Promise<{ at: number; folded: Folded<AgentState> | null }> => {
-    const found = await snaps.load(stream);
-    const state = found ? unpackAgent(found.state, stream, found.revision, mac!(tenantOf(stream))) : null;
-    if (!found || !state) return { at: -1, folded: null };
-    const tail = await deps.store.readStream(stream, found.revision + 1);
-    const events: CollectionEvent[] = [];
-    for (const r of tail) {
-      assertUntampered(r);
-      const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
-      if (E.isLeft(decoded)) throw new Error(`stream ${stream} revision ${r.revision}: ${decoded.left}`);
-      events.push(decoded.right as CollectionEvent);
-    }
-    // Each event then looks up all it touches before it changes anything.
-    await readTail(state, events);
-    for (const e of events) await pure(() => planAgent(state, e)).then((apply) => apply());
-    return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
-  };
-  const snapshotting: Partial<Pick<HandlerOptions<CollectionEvent, AgentState>, 'snapshot' | 'appended'>> =
-    snapshots && mac
+  const loader = aggregateLoader({
+    store: deps.store,
+    decider: agentDecider,
+    cache,
+    ...(snapshots && mac
       ? {
-          snapshot: async (stream: string) => {
-            if (snapshotAt.size > 1_000) snapshotAt.clear();
-            return headOrReplay(stream, snapshotAt, replayWhole, () => fromSnapshot(snapshots, stream));
-          },
-          appended: (stream: string, folded: Readonly<Folded<AgentState>>) => {
-            const revision = folded.revision as number;
-            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
-            snapshotAt.set(stream, revision);
-            // Taken now, under the stream's lock (the maps are persistent values, the rest copied); packed and written after the answer.
-            const taken = takeAgent(folded.state);
-            setImmediate(() => {
-              void (async () => {
-                await writeSnapshot(snapshots, stream, revision, packAgent(taken, stream, revision, mac(tenantOf(stream)), written), written);
-              })().catch((error) => deps.onError?.(error));
-            });
+          snapshots: {
+            store: snapshots,
+            every: SNAPSHOT_EVERY,
+            remembered: 1_000,
+            open: (stream: string, found: Snapshot) => unpackAgent(found.state, stream, found.revision, mac(tenantOf(stream))),
+            readParts: readTail,
+            // The maps are persistent values, the rest copied: taken as they are now.
+            take: (_: string, state: AgentState) => takeAgent(state),
+            pack: (taken: AgentTaken, stream: string, revision: number, written: WrittenParts) =>
+              packAgent(taken, stream, revision, mac(tenantOf(stream)), written),
+            ...(deps.onError ? { onError: deps.onError } : {}),
           },
         }
-      : {};
-  // A state read from a snapshot holds parts not read yet: a catch-up behind other writers reads the ones its events look into first.
-  const parts: Pick<HandlerOptions<CollectionEvent, AgentState>, 'parts'> = snapshots ? { parts: { read: readTail, evolve: pure } } : {};
+      : {}),
+  });
   // A conflict goes on from the state its committed appends left, never a fresh load (see HandlerOptions.copy).
-  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, copy: copyAgent, ...snapshotting, ...parts };
+  const options: HandlerOptions<CollectionEvent, AgentState> = { cache, queues, batch: 64, copy: copyAgent, ...loader.loading };
   const digest = (tenant: string, text: string) => deps.keys.dedupeDigest(tenant, `agent-records\n${text}`);
   const cause = (tenant: string) => ({ tenant, causation: randomUUID(), correlation: null });
 
-  const withSnapshotParts = snapshotPartsRetry(snapshots, (stream) => cache.delete(stream), replayWhole);
+  const withSnapshotParts = loader.retry;
 
   const run = (tenant: string, agent: string, command: (state: AgentState) => Promise<CollectionCommand> | CollectionCommand) =>
     withSnapshotParts(agentStream(tenant, agent), () =>

@@ -113,7 +113,8 @@ export const stateCache = <S>(capacity: number): StateCache<S> => {
 const CONTENDED_FOR_MS = 10_000;
 const shared = streamQueues();
 
-const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
+/** The default codec: the registry's, both ways. */
+export const registryCodec = <Ev>(stream: string): Codec<Ev> => ({
   read: (r) => {
     const decoded = eventRegistry.decode(r.type, r.schema_version, r.data);
     if (E.isLeft(decoded)) throw new Error(`stream ${stream} revision ${r.revision}: ${decoded.left}`);
@@ -153,7 +154,7 @@ const decodeAll = async <Ev>(records: readonly RecordedEvent[], codec: Codec<Ev>
  * snapshot parts the events look into are read first, and the revision moves with each event
  * folded (a read that fails leaves `into` a prefix of the stream, never past its revision).
  */
-const catchUp = async <Ev, S>(
+export const catchUp = async <Ev, S>(
   store: EventStore,
   stream: string,
   aggregate: Evolving<Ev, S>,

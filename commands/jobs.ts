@@ -2,15 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ticketHash } from '../domain/shared/hash.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type { Clock } from '../domain/ports/clock.ts';
-import { assertUntampered, TamperedLog, type EventStore, type ExpectedRevision } from '../domain/ports/event-store.ts';
+import { TamperedLog, type EventStore, type ExpectedRevision } from '../domain/ports/event-store.ts';
 import { jobDecider, type JobCommand, type StartJobRequest } from '../domain/jobs/decide.ts';
 import { envelopeView, evolveJob, jobView, liveCall, partsNamed, type JobState } from '../domain/jobs/state.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import { wideningRefusedDecider } from '../domain/jobs/widening-refused.ts';
-import { jobStream } from '../domain/shared/names.ts';
+import { jobStream, tenantOfJobStream } from '../domain/shared/names.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
-import { handle, handleCommand, inspect, type Folded, type Handled, type HandlerOptions } from './handle.ts';
+import { handle, handleCommand, inspect, type Handled, type HandlerOptions } from './handle.ts';
 import { jobBlocks, jobStateCache } from './job-blocks.ts';
 import type { FileCommands, HandSource } from './files.ts';
 import { treeOf } from '../domain/files/ref.ts';
@@ -18,15 +18,14 @@ import type { Ctx } from './tenants.ts';
 import { reachedSince, type TenantLog } from './revocations-since.ts';
 import { tenantLogs } from './tenant-logs.ts';
 import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
-import type { SnapshotStore } from '../domain/ports/snapshots.ts';
-import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
-import { PartsMissing } from '../domain/jobs/keyed.ts';
-import { readParts, SnapshotPartsGone, withParts } from '../queries/job-parts.ts';
+import type { Snapshot, SnapshotStore } from '../domain/ports/snapshots.ts';
+import { packJob, unpackJob, type JobSnapshot, type WrittenParts } from '../domain/jobs/snapshot.ts';
+import { readParts, withParts } from '../queries/job-parts.ts';
 import type { JobStreamEvent } from '../domain/jobs/state.ts';
 
 import { startRevoked } from '../domain/jobs/sticky.ts';
 import { startupFunctions } from '../domain/startup/plugins.ts';
-import { writeSnapshot } from '../queries/snapshot-write.ts';
+import { aggregateLoader } from './aggregate-loader.ts';
 
 /** Job states kept folded per instance; the least recently used goes first. */
 const CACHED_JOBS = 2_000;
@@ -87,81 +86,47 @@ export const jobCommands = (
   const blocks = jobBlocks(4 * CACHED_JOBS);
   const cache = jobStateCache(CACHED_JOBS, blocks);
   const tenantLog = tenantLogs(store, undefined, snapshots ? tenantSnapshots(snapshots, macs) : undefined, onError);
-  /** The revision of each job stream's newest snapshot this instance knows of (-1: none). */
-  const snapshotAt = new Map<string, number>();
-  /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
-  const written: WrittenParts = new WeakMap();
-  /**
-   * A job's snapshot head, caught up here from its revision with the log's events (each
-   * MAC-checked by the store), reading the parts those events look into: the state `handle`
-   * starts from. Null (the stream is folded from its first event) when there is none or its
-   * MAC does not hold.
-   */
-  const fromSnapshot = async (tenant: string, stream: string, snaps: SnapshotStore): Promise<Folded<JobState> | null> => {
-    if (blocks.replaying(stream)) return null;
-    const found = await snaps.load(stream);
-    const packed = found ? unpackJob(found.state, stream, found.revision, macs(tenant)) : null;
-    if (snapshotAt.size > 4 * CACHED_JOBS) snapshotAt.clear();
-    snapshotAt.set(stream, found && packed ? found.revision : -1);
-    if (!found || !packed) return null;
-    // The blocks' marks as they were when the snapshot was taken: checked before the state is used.
-    if (packed.blocks && typeof packed.marks === 'string') blocks.restore(stream, packed.blocks, packed.marks);
-    const codec = blocks.codec(stream);
-    const tail = await store.readStream(stream, found.revision + 1);
-    const events: JobStreamEvent[] = [];
-    for (const r of tail) {
-      assertUntampered(r);
-      events.push(await codec.read(r));
-    }
-    await readParts(snaps, partsNamed(packed.state, events));
-    const state = await withParts(snaps, () => events.reduce(evolveJob, packed.state));
-    return { state, revision: tail.at(-1)?.revision ?? found.revision };
-  };
-  /** A snapshot of the state an append left, packed and written after the command is answered (parts first, then the head). */
-  const snapshotLater = (snaps: SnapshotStore, tenant: string, stream: string, folded: Readonly<Folded<JobState>>) => {
-    const revision = folded.revision as number;
-    if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
-    snapshotAt.set(stream, revision);
-    // What the snapshot holds is taken now, under the stream's lock (states are values; the block list is copied).
-    const known = blocks.get(stream);
-    const snapshot = known && known.marks !== null ? { state: folded.state, blocks: [...known.revisions], marks: known.marks } : { state: folded.state };
-    setImmediate(() => {
-      void (async () => {
-        await writeSnapshot(snaps, stream, revision, packJob(snapshot, stream, revision, macs(tenant), written), written);
-      })().catch((error) => onError?.(error));
-    });
-  };
-  const options = (tenant: string, stream: string): HandlerOptions<JobStreamEvent, JobState> => ({
+  const loader = aggregateLoader({
+    store,
+    decider: jobDecider,
+    cache,
+    codec: blocks.codec,
+    ...(snapshots
+      ? {
+          snapshots: {
+            store: snapshots,
+            every: SNAPSHOT_EVERY,
+            remembered: 4 * CACHED_JOBS,
+            open: (stream: string, found: Snapshot) => {
+              const packed = unpackJob(found.state, stream, found.revision, macs(tenantOfJobStream(stream)));
+              // The blocks' marks as they were when the snapshot was taken: checked before the state is used.
+              if (packed?.blocks && typeof packed.marks === 'string') blocks.restore(stream, packed.blocks, packed.marks);
+              return packed?.state ?? null;
+            },
+            readParts: (state: JobState, events: readonly JobStreamEvent[]) => readParts(snapshots, partsNamed(state, events)),
+            // States are values; the block list is copied.
+            take: (stream: string, state: JobState): JobSnapshot => {
+              const known = blocks.get(stream);
+              return known && known.marks !== null ? { state, blocks: [...known.revisions], marks: known.marks } : { state };
+            },
+            pack: (taken: JobSnapshot, stream: string, revision: number, written: WrittenParts) =>
+              packJob(taken, stream, revision, macs(tenantOfJobStream(stream)), written),
+            // A job whose snapshot part is gone is replayed whole (its cache and snapshot set aside, its blocks learned again).
+            forget: blocks.distrust,
+            replaying: blocks.replaying,
+            ...(onError ? { onError } : {}),
+          },
+        }
+      : {}),
+  });
+  const options = (stream: string): HandlerOptions<JobStreamEvent, JobState> => ({
     cache,
     codec: blocks.codec(stream),
     // A job whose log does not verify has no envelope to act under (SPEC §6: it gets nothing).
     tampered: (t) => refusal('envelope_invalid', { reason: `the job's log does not verify: ${t.reason} (revision ${t.revision})` }),
-    ...(snapshots
-      ? {
-          snapshot: (stream: string) => fromSnapshot(tenant, stream, snapshots),
-          // A state read from a snapshot, caught up behind other writers: the parts its events look into are read first.
-          parts: { read: (state, events) => readParts(snapshots, partsNamed(state, events)), evolve: (work) => withParts(snapshots, work) },
-          appended: (stream: string, folded) => snapshotLater(snapshots, tenant, stream, folded),
-        }
-      : {}),
+    ...loader.loading,
   });
-  /**
-   * Runs `work` (a command or a look) again when a state it started from needed a snapshot
-   * part not read yet (read now), or named one that is gone (the stream is replayed whole).
-   * Nothing was appended when either is thrown: it comes before the decision or from it.
-   */
-  const withSnapshotParts = async <T>(stream: string, work: () => Promise<T>): Promise<T> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (!snapshots || attempt > 20) throw error;
-        if (error instanceof PartsMissing) await readParts(snapshots, error.parts).catch(() => blocks.distrust(stream));
-        else if (error instanceof SnapshotPartsGone) blocks.distrust(stream);
-        else throw error;
-      }
-    }
-  };
+  const withSnapshotParts = loader.retry;
   /**
    * The command as `handle` decides it, its decision and the state it leaves first worked out
    * on the state it is given, so every snapshot part they look into is read before `handle`
@@ -187,14 +152,14 @@ export const jobCommands = (
         jobDecider,
         partsRead(command),
         { tenant, causation: ctx.causationId ?? randomUUID(), correlation: ctx.correlationId ?? null },
-        options(tenant, jobStream(tenant, job)),
+        options(jobStream(tenant, job)),
       ),
     );
   /** The job's state caught up (from the cache, else its snapshot), under the stream's lock. */
   const current = (tenant: string, job: string): Promise<JobState> =>
     withSnapshotParts(
       jobStream(tenant, job),
-      () => inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(tenant, jobStream(tenant, job))) as Promise<JobState>,
+      () => inspect(store, jobStream(tenant, job), jobDecider, (s) => s, options(jobStream(tenant, job))) as Promise<JobState>,
     );
   /** `current`, where a log that does not verify stays set aside: the command's own load replays it and refuses. */
   const load = (tenant: string, job: string) =>
@@ -306,7 +271,7 @@ export const jobCommands = (
             stream,
             jobDecider,
             (state) => ({ state, revision: cache.get(stream)?.revision ?? 'no_stream' }),
-            options(tenant, stream),
+            options(stream),
           ) as Promise<JobFolded>,
       );
     },

@@ -18,16 +18,14 @@ import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts';
 import { streamQueues } from './stream-queue.ts';
 import type { CallContext } from '../queries/call-context.ts';
-import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import type { Snapshot, SnapshotStore } from '../domain/ports/snapshots.ts';
 import { AppendRowTaken, withKeyWork, type KeyWork } from '../domain/ports/append-rows.ts';
 import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
-import { openScope, packScopeSnapshot, takeScope } from '../domain/records/snapshot.ts';
-import { assertUntampered } from '../domain/ports/event-store.ts';
+import { openScope, packScopeSnapshot, takeScope, type ScopeTaken } from '../domain/records/snapshot.ts';
 import type { PartStub } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
 import { readParts, withParts } from '../queries/job-parts.ts';
-import { headOrReplay, snapshotPartsRetry } from './snapshot-parts-retry.ts';
-import { writeSnapshot } from '../queries/snapshot-write.ts';
+import { aggregateLoader } from './aggregate-loader.ts';
 
 /** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
 const KEY_RACE_MS = 10_000;
@@ -143,14 +141,6 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // A conflict goes on from the state its committed appends left, never a fresh load (see HandlerOptions.copy).
     copy: copyScope,
   };
-  // Counts snapshot loads: a put whose request-key check ran before one must check again.
-  let snapshotLoads = 0;
-  /** The revision of each stream's newest snapshot this process knows of. */
-  const snapshotAt = new Map<string, number>();
-  /** Streams whose next load folds the whole log: a part their snapshot named was not as named, twice. */
-  const replayWhole = new Set<string>();
-  /** The snapshot parts this instance wrote: a part unchanged since is named again, not written again. */
-  const written: WrittenParts = new WeakMap();
   const snapshots = deps.snapshots;
   const mac = deps.snapshotMac;
   const stubsOf = (map: { stubOn(key: string): PartStub | null }, keys: Iterable<string | null>) => {
@@ -178,53 +168,30 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
       events.map((e) => e.data.key),
       events.map((e) => (e.type === 'RecordVersionWritten' ? e.data.dedupe_digest : null)),
     );
-  /** A snapshot's head caught up here with the events after it (each MAC-checked by the store), reading the parts they look into. */
-  const fromSnapshot = async (snaps: SnapshotStore, envelopeMac: EnvelopeMacs, stream: string) => {
-    const found = await snaps.load(stream);
-    const state = found && openScope(found.state, stream, found.revision, envelopeMac(tenantOfRecordsStream(stream)));
-    if (!found || !state) return { at: -1, folded: null };
-    const events: ScopeEvent[] = [];
-    const tail = await store.readStream(stream, found.revision + 1);
-    for (const r of tail) {
-      assertUntampered(r);
-      events.push(await common.codec!.read(r));
-    }
-    await readEvents(state, events);
-    // Each event looks up all it touches before it changes anything: one that meets a part not read yet is evolved again once it is.
-    for (const e of events) await withParts(snaps, () => scopeDecider.evolve(state, e));
-    return { at: found.revision, folded: { state, revision: tail.at(-1)?.revision ?? found.revision } };
-  };
-  const options: HandlerOptions<ScopeEvent, ScopeState> =
-    !snapshots || !mac
-      ? common
-      : {
-          ...common,
-          parts: { read: readEvents, evolve: (work) => withParts(snapshots, work) },
-          snapshot: async (stream) => {
-            snapshotLoads++;
-            if (snapshotAt.size > 4 * CACHED_STREAMS) snapshotAt.clear();
-            return headOrReplay(stream, snapshotAt, replayWhole, () => fromSnapshot(snapshots, mac, stream));
+  const loader = aggregateLoader({
+    store,
+    decider: scopeDecider,
+    cache: common.cache!,
+    codec: () => common.codec!,
+    ...(snapshots && mac
+      ? {
+          snapshots: {
+            store: snapshots,
+            every: SNAPSHOT_EVERY,
+            remembered: 4 * CACHED_STREAMS,
+            open: (stream: string, found: Snapshot) => openScope(found.state, stream, found.revision, mac(tenantOfRecordsStream(stream))),
+            readParts: readEvents,
+            // The maps are persistent values: taken as they are now.
+            take: (_: string, state: ScopeState) => takeScope(state),
+            pack: (taken: ScopeTaken, stream: string, revision: number, written: WrittenParts) =>
+              packScopeSnapshot(taken, stream, revision, mac(tenantOfRecordsStream(stream)), written),
+            ...(deps.onError ? { onError: deps.onError } : {}),
           },
-          appended: (stream, folded) => {
-            const revision = folded.revision as number;
-            if (revision - (snapshotAt.get(stream) ?? -1) < SNAPSHOT_EVERY) return;
-            snapshotAt.set(stream, revision);
-            // Taken now, under the stream's lock (the maps are persistent values); packed and written after the answer (a lost snapshot costs a replay).
-            const taken = takeScope(folded.state);
-            setImmediate(() => {
-              void (async () => {
-                await writeSnapshot(
-                  snapshots,
-                  stream,
-                  revision,
-                  packScopeSnapshot(taken, stream, revision, mac(tenantOfRecordsStream(stream)), written),
-                  written,
-                );
-              })().catch((error) => deps.onError?.(error));
-            });
-          },
-        };
-  const withSnapshotParts = snapshotPartsRetry(snapshots, (stream) => common.cache!.delete(stream), replayWhole);
+        }
+      : {}),
+  });
+  const options: HandlerOptions<ScopeEvent, ScopeState> = { ...common, ...loader.loading };
+  const withSnapshotParts = loader.retry;
   /** Everything a command's decision looks into is read before `handle` decides (its decide and evolve are synchronous). */
   const partsRead = async (s: ScopeState, keys: readonly string[], digests: readonly (string | null)[], command: () => ScopeCommand) => {
     if (!snapshots) return;
@@ -249,7 +216,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     if (outOfScope) return E.left(outOfScope);
     const rk = requestKey(ctx.idempotency_key, index);
     // Check 5 across scopes: a retry that names another scope or key still answers its first write.
-    const loadsBefore = known ? known.loadsBefore : snapshotLoads;
+    const loadsBefore = known ? known.loadsBefore : loader.loads();
     const prior = known ? known.write : await priorWrite(ctx.tenant, rk);
     if (prior) return E.right({ ...prior, position: null });
 
@@ -332,7 +299,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
             type: 'PutRecord' as const,
             // A snapshot holds no request keys: a write of this request that committed between
             // the check above and a snapshot read is found here.
-            written_before: snapshots && snapshotLoads !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
+            written_before: snapshots && loader.loads() !== loadsBefore ? await priorWrite(ctx.tenant, rk) : null,
             tenant: ctx.tenant,
             plugin: ctx.plugin,
             settings: ctx.settings,
@@ -412,7 +379,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     return { verdicts, position: handled.right.position };
   };
 
-  return { put, retain, snapshotLoads: () => snapshotLoads };
+  return { put, retain, snapshotLoads: loader.loads };
 };
 
 export type RecordCommands = ReturnType<typeof recordCommands>;

@@ -1,4 +1,5 @@
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
+import type { SnapshotCadence } from './snapshot-cadence.ts';
 import { PartsMissing } from '../domain/shared/keyed.ts';
 import { readParts, SnapshotPartsGone } from '../queries/job-parts.ts';
 
@@ -37,13 +38,13 @@ export const snapshotPartsRetry =
 
 /**
  * Loads a stream's state from its snapshot head for `HandlerOptions.snapshot`, noting in
- * `snapshotAt` the revision it starts from: `null` (fold from the log) for a stream marked in
+ * `snapshotAt` (its snapshot cadence) the revision it starts from: `null` (fold from the log) for a stream marked in
  * `replayWhole`, or when the parts its head names are gone twice (a newer snapshot rewrote
  * them between reading the head and its parts; the second read sees the newer head).
  */
 export const headOrReplay = async <F>(
   stream: string,
-  snapshotAt: Map<string, number>,
+  snapshotAt: Pick<SnapshotCadence, 'set'>,
   replayWhole: Set<string>,
   load: () => Promise<{ readonly at: number; readonly folded: F | null }>,
 ): Promise<F | null> => {

@@ -7,6 +7,7 @@ import { foldTenant, type TenantStreamEvent } from '../domain/tenants/state.ts';
 import type { Revocation } from '../domain/envelopes/reaches.ts';
 import { tenantLog, type TenantLog } from './revocations-since.ts';
 import { TENANT_SNAPSHOT_EVERY, type TenantSnapshots } from '../queries/tenant-snapshots.ts';
+import { snapshotCadence } from './snapshot-cadence.ts';
 
 interface Known {
   /** The revision and position of the newest event folded (-1 and 0 before the first). */
@@ -27,13 +28,12 @@ const nothing: Known = { revision: -1, position: 0, log: { state: tenantDecider.
  */
 export const tenantLogs = (store: EventStore, capacity = 1_000, snapshots?: TenantSnapshots, onError?: (error: unknown) => void) => {
   const known = new Map<string, Known>();
-  /** The revision of each tenant's newest snapshot this instance knows of. */
-  const snapshotAt = new Map<string, number>();
+  /** When each tenant's next snapshot is due (by tenant). */
+  const cadence = snapshotCadence(TENANT_SNAPSHOT_EVERY, capacity);
   /** A tenant not folded here starts from its snapshot (MAC-checked), else from its first event. */
   const cold = async (tenant: string): Promise<Known> => {
     const found = await snapshots?.load(tenant);
-    if (snapshotAt.size > capacity) snapshotAt.clear();
-    snapshotAt.set(tenant, found?.revision ?? -1);
+    cadence.set(tenant, found?.revision ?? -1);
     return found ? { revision: found.revision, position: found.position, log: { state: found.state, batches: found.batches } } : nothing;
   };
   const remember = (tenant: string, k: Known) => {
@@ -63,10 +63,7 @@ export const tenantLogs = (store: EventStore, capacity = 1_000, snapshots?: Tena
     const state = events.length === 0 ? base.log.state : foldTenant(base.log.state, events);
     const log: TenantLog = { state, batches: batches ?? base.log.batches };
     if (revision > (known.get(tenant)?.revision ?? -2)) remember(tenant, { revision, position, log });
-    if (snapshots && revision - (snapshotAt.get(tenant) ?? -1) >= TENANT_SNAPSHOT_EVERY) {
-      snapshotAt.set(tenant, revision);
-      snapshots.saveLater(tenant, revision, { state: log.state, batches: log.batches, position }, onError);
-    }
+    if (snapshots && cadence.due(tenant, revision)) snapshots.saveLater(tenant, revision, { state: log.state, batches: log.batches, position }, onError);
     return log;
   };
 };

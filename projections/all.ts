@@ -14,10 +14,15 @@ export interface ProjectionDeps {
   readonly sealer: Sealer;
 }
 
-/** What the records and calls models read, and the records model's set-based path (both defined beside them). */
+/**
+ * What the records and calls models read, and the records model's set-based path (both defined
+ * beside them). The records model is inline: a put's answer promises its list index, versions
+ * and request keys.
+ */
 const records: Projection = {
   ...recordsProjection,
   canHandle: ['RecordVersionWritten', 'RecordRemoved'],
+  inline: true,
   applyBatch: (sql, items) => applyRecordsBatch(sql, items),
   fragments: async (items) => recordsFragments(items),
 };

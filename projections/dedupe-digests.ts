@@ -67,6 +67,8 @@ export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
   name: 'dedupe-digests',
   order: 'stream',
   canHandle: ['RecordVersionWritten', 'RecordRemoved'],
+  // A list's dedupe filter answers from it right after a put.
+  inline: true,
   tables: ['rm_dedupe_digests'],
   migrations: [
     {

@@ -35,6 +35,10 @@ export interface LogSpan {
  * `canHandle` names the event types the model reads: the runner decodes nothing else for it.
  * A projection that declares none is handed every event.
  *
+ * `inline`: the model is written in the append's own transaction where the log can share one
+ * (PostgreSQL), so an answer that promises it waits for no runner; elsewhere the runner builds
+ * it like any other. An inline model must name what it reads in `canHandle`.
+ *
  * `applyBatch`, when present, applies consecutive events in log order with set-based
  * statements and must leave exactly what `apply` one by one would. `span` is the stretch of
  * the log the batch covers, (after, to]; `after` is 0 on a rebuild. A projection that keeps
@@ -47,6 +51,7 @@ export interface Projection {
   readonly migrations: readonly Migration[];
   readonly tables: readonly string[];
   readonly canHandle?: readonly string[];
+  readonly inline?: boolean;
   apply(sql: Sql, event: DomainEvent, recorded: RecordedEvent): Promise<void>;
   applyBatch?(sql: Sql, events: readonly Applicable[], span: LogSpan): Promise<void>;
   /**

@@ -32,6 +32,8 @@ export const retentionProjection: Projection = {
   name: 'retention',
   order: 'stream',
   canHandle: ['RenewalRequested', 'RecordVersionWritten', 'RecordRemoved', 'HoldPlaced', 'HoldReleased'],
+  // A put's answer promises its renewals.
+  inline: true,
   tables: ['rm_renewals', 'rm_holds'],
   migrations: [
     {

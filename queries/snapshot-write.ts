@@ -17,3 +17,15 @@ export const writeSnapshot = async (
   markWritten(written, packed.parts);
   await snapshots.save(key, { revision, state: packed.head });
 };
+
+/**
+ * Runs a snapshot's write once the caller is answered (what it holds was taken before, under
+ * the stream's lock): a write that fails is only heard, since a lost snapshot costs a replay,
+ * never a decision.
+ */
+export const writeLater = (write: () => Promise<void>, onError?: (error: unknown) => void): void => {
+  setImmediate(() => {
+    // Packing throws inside the promise too: heard, never an uncaught exception.
+    void (async () => write())().catch((error: unknown) => onError?.(error));
+  });
+};

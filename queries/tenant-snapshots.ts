@@ -1,6 +1,7 @@
 import type { EnvelopeMacs } from '../domain/ports/envelope-macs.ts';
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import { tenantStream } from '../domain/shared/names.ts';
+import { writeLater } from './snapshot-write.ts';
 import { packTenant, unpackTenant, type TenantSnapshot } from '../domain/tenants/snapshot.ts';
 
 /** Events a tenant's stream gains between the snapshots one instance writes. */
@@ -20,10 +21,8 @@ export const tenantSnapshots = (snapshots: SnapshotStore, macs: EnvelopeMacs) =>
   },
   /** Packed and written after the caller is answered (the fold is a value: nothing changes it). */
   saveLater(tenant: string, revision: number, snapshot: TenantSnapshot, onError?: (error: unknown) => void) {
-    setImmediate(() => {
-      const stream = tenantStream(tenant);
-      void snapshots.save(stream, { revision, state: packTenant(snapshot, stream, revision, macs(tenant)) }).catch((error) => onError?.(error));
-    });
+    const stream = tenantStream(tenant);
+    writeLater(() => snapshots.save(stream, { revision, state: packTenant(snapshot, stream, revision, macs(tenant)) }), onError);
   },
 });
 

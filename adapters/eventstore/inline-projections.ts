@@ -7,25 +7,16 @@ import { handles } from '../../projections/runner.ts';
 import type { InlineProjections } from './postgres-group-commit.ts';
 
 /**
- * The event types each model that may run inline reads. (When projections declare what they
- * handle themselves, this table goes.)
- */
-const HANDLED: Readonly<Record<string, readonly string[]>> = {
-  records: ['RecordVersionWritten', 'RecordRemoved'],
-  'dedupe-digests': ['RecordVersionWritten', 'RecordRemoved'],
-  retention: ['RecordVersionWritten', 'RecordRemoved', 'RenewalRequested', 'HoldPlaced', 'HoldReleased'],
-};
-
-/**
- * Projections applied inside the append's transaction, in append order. `custodian rebuild`
- * still rebuilds them from the log like any other.
+ * Projections applied inside the append's transaction, in append order, each given the events
+ * its own `canHandle` names (as the runner would). `custodian rebuild` still rebuilds them from
+ * the log like any other.
  */
 export const inlineProjections = (projections: readonly Projection[]): InlineProjections => {
   const types = new Set<string>();
   for (const p of projections) {
-    const handled = HANDLED[p.name];
-    if (!handled) throw new Error(`projection ${p.name} cannot run inline: the events it reads are not declared`);
-    handled.forEach((t) => types.add(t));
+    // A model handed every event would put a read of each into every append: it must say what it reads.
+    if (!p.canHandle) throw new Error(`projection ${p.name} cannot run inline: the events it reads are not declared (canHandle)`);
+    p.canHandle.forEach((t) => types.add(t));
   }
   return {
     handles: (type) => types.has(type),

@@ -29,8 +29,13 @@ export interface IssueAuditorKey {
 
 export const auditorKeysDecider: Decider<IssueAuditorKey, AuditorKeyEvent, AuditorKeysState> = {
   initialState: () => new Map(),
-  // Updated in place: a fold owns its state (as the agent keys' fold does).
-  evolve: (state, e) => state.set(e.data.id, e.data.key_sha256),
+  evolve: (state, e) => new Map(state).set(e.data.id, e.data.key_sha256),
+  // A stream caught up in one pass: one copy of the map, not one per event.
+  fold: (state, events) => {
+    const next = new Map(state);
+    for (const e of events) next.set(e.data.id, e.data.key_sha256);
+    return next;
+  },
   decide: (c, state) => {
     if (state.has(c.id)) return E.left<Refusal>(refusal('already_exists', { what: 'auditor key' }));
     return E.right([{ type: 'AuditorKeyIssued', data: { tenant: c.tenant, id: c.id, key_sha256: c.key_sha256, issued_ms: c.now } }]);

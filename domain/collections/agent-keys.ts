@@ -30,8 +30,13 @@ export interface IssueAgentKey {
 
 export const agentKeysDecider: Decider<IssueAgentKey, AgentKeyEvent, AgentKeysState> = {
   initialState: () => new Map(),
-  // Updated in place, like the agent state: a fold owns its state.
-  evolve: (state, e) => state.set(e.data.id, { agent: e.data.agent, key_sha256: e.data.key_sha256 }),
+  evolve: (state, e) => new Map(state).set(e.data.id, { agent: e.data.agent, key_sha256: e.data.key_sha256 }),
+  // A stream caught up in one pass: one copy of the map, not one per event.
+  fold: (state, events) => {
+    const next = new Map(state);
+    for (const e of events) next.set(e.data.id, { agent: e.data.agent, key_sha256: e.data.key_sha256 });
+    return next;
+  },
   decide: (c, state) => {
     if (!AGENT_KEY_AGENT.test(c.agent))
       return E.left<Refusal>(refusal('invalid', { field: 'agent', reason: 'an agent is 1–128 of [A-Za-z0-9._/-], starting with a letter or digit' }));

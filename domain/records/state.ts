@@ -81,7 +81,12 @@ export const newest = (r: RecordMeta | undefined) => r?.latest;
 /** The records holding a digest, `key` taken out. */
 const without = (holders: readonly Holder[] | undefined, key: string) => (holders ?? []).filter((h) => h.key !== key);
 
-export const evolveScope = (s: ScopeState, event: ScopeEvent): ScopeState => {
+/**
+ * The scope after one event, a new state: `from` stays as it was. Its maps are persistent, so
+ * the copy is three wrappers and the event's changes share everything else with `from`.
+ */
+export const evolveScope = (from: ScopeState, event: ScopeEvent): ScopeState => {
+  const s = copyScope(from);
   if (event.type === 'RenewalRequested') {
     const asked = s.records.get(event.data.key);
     if (asked) s.records.set(asked.key, { ...asked, renewalAskedFor: event.data.version });
@@ -92,7 +97,7 @@ export const evolveScope = (s: ScopeState, event: ScopeEvent): ScopeState => {
     const gone = newest(s.records.get(event.data.key));
     const digest = gone?.dedupe_digest ?? null;
     const holders = digest === null ? undefined : s.dedupe.get(digest);
-    if (!gone) return s;
+    if (!gone) return from;
     if (countsUnderCaps(gone)) {
       s.counted -= 1;
       s.bytes -= gone.body_bytes;

@@ -10,3 +10,5 @@ export const HASHED_PURPOSE = /^[0-9a-f]{64}$/;
 
 export const tenantStream = (tenant: string) => `tenant:${tenant}`;
 export const jobStream = (tenant: string, job: string) => `job:${tenant}:${job}`;
+/** The tenant a job stream belongs to (a tenant id holds no `:`). */
+export const tenantOfJobStream = (stream: string) => stream.slice('job:'.length, stream.indexOf(':', 'job:'.length));

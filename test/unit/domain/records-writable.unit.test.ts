@@ -45,10 +45,9 @@ const put = (settings: TenantSettings, w: Writer, scope: string, expect: number,
 
 /** The refusal the next put with the request's defaults meets at checks 4–9, through the put path itself. */
 const putRefusal = (settings: TenantSettings, scopes: readonly RecordScopeKind[], w: Writer, first: PutRecord) => {
-  const state = initialScopeState();
-  const written = decidePut(first, state);
+  const written = decidePut(first, initialScopeState());
   if (E.isLeft(written)) return 'unwritten';
-  written.right.forEach((e) => evolveScope(state, e));
+  const state = written.right.reduce(evolveScope, initialScopeState());
   const scope = checkScope(scopes, w, first.scope);
   if (scope) return scope.error;
   const next = decidePut(put(settings, w, first.scope, newest(state.records.get('k'))!.version, null), state);
@@ -77,10 +76,9 @@ describe('writable is whether the next put would pass checks 4, 7, 8 and 9', () 
         (g) => {
           const settings = { ...defaultSettings(), person_memory: g.memory, person_shared_scopes: g.shared };
           const first = put(settings, writer(g.author), g.scope, 0, g.kind);
-          const state = initialScopeState();
-          const written = decidePut(first, state);
+          const written = decidePut(first, initialScopeState());
           fc.pre(E.isRight(written));
-          written.right.forEach((e) => evolveScope(state, e));
+          const state = written.right.reduce(evolveScope, initialScopeState());
           const v = newest(state.records.get('k'))!;
           const reader = writer(g.reader);
           const shown = nextPutRefusal(settings, g.scopes, reader, { scope: g.scope, purpose: v.purpose, subject_kind: v.subject_kind });

@@ -138,11 +138,11 @@ describe('records decider: the fixed bound on live records in a scope (check 12)
   const roomy = settings({ caps: { records: 1_000_000, bytes: 1 << 30 } });
   /** A scope holding `n` records written one by one, the first `ended` of them past their end. */
   const scopeOf = (n: number, ended = 0) => {
-    const state = initialScopeState();
+    let state = initialScopeState();
     for (let i = 0; i < n; i++) {
       const at = i < ended ? NOW - 2 * DAY_MS : NOW;
       const [event] = E.getOrElseW(() => [])(decidePut(put({ key: `r${i}`, settings: roomy, now: at, ends_at: at + DAY_MS }), state));
-      evolveScope(state, event!);
+      state = evolveScope(state, event!);
     }
     return state;
   };
@@ -161,8 +161,8 @@ describe('records decider: the fixed bound on live records in a scope (check 12)
     const state = scopeOf(MAX_LIVE_PER_SCOPE - 1);
     const written = decidePut(put({ key: 'last', settings: roomy }), state);
     expect(E.isRight(written)).toBe(true);
-    evolveScope(state, (written as E.Right<readonly OpenedRecordEvent[]>).right[0]!);
-    expect(decidePut(put({ key: 'over', settings: roomy }), state)).toEqual(E.left({ error: 'full', cap: 'records', limit: MAX_LIVE_PER_SCOPE }));
+    const full = evolveScope(state, (written as E.Right<readonly OpenedRecordEvent[]>).right[0]!);
+    expect(decidePut(put({ key: 'over', settings: roomy }), full)).toEqual(E.left({ error: 'full', cap: 'records', limit: MAX_LIVE_PER_SCOPE }));
   });
 });
 
@@ -191,7 +191,7 @@ describe('records decider: properties', () => {
   it('the incremental caps counters always equal a recount of newest versions', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
-        const state: ScopeState = initialScopeState();
+        let state: ScopeState = initialScopeState();
         for (const o of ops) {
           const current = newest(state.records.get(o.key))?.version ?? 0;
           const d = decidePut(
@@ -205,7 +205,7 @@ describe('records decider: properties', () => {
             }),
             state,
           );
-          if (E.isRight(d)) d.right.forEach((e: OpenedRecordEvent) => evolveScope(state, e));
+          if (E.isRight(d)) state = d.right.reduce(evolveScope, state);
         }
         const counted = [...state.records.values()].map(newest).filter(countsUnderCaps);
         expect(state.counted).toBe(counted.length);
@@ -219,11 +219,11 @@ describe('records decider: properties', () => {
   it('a refused put never changes the state', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 20 }), op, (ops, last) => {
-        const { state } = given([]);
+        let { state } = given([]);
         for (const o of ops) {
           const current = newest(state.records.get(o.key))?.version ?? 0;
           const d = decidePut(put({ key: o.key, state: o.state, closed: o.closed, body_bytes: o.bytes, expect: current }), state);
-          if (E.isRight(d)) d.right.forEach((e) => evolveScope(state, e));
+          if (E.isRight(d)) state = d.right.reduce(evolveScope, state);
         }
         const before = JSON.stringify([...state.records.entries()]);
         const d = decidePut(put({ key: last.key, expect: 999, closed: last.closed }), state);
@@ -231,6 +231,19 @@ describe('records decider: properties', () => {
         expect(JSON.stringify([...state.records.entries()])).toBe(before);
       }),
     );
+  });
+});
+
+describe('records decider: evolve returns a new state', () => {
+  it('given a scope, when an event is evolved into it, then the scope it was given stays as it was', () => {
+    const before = initialScopeState();
+    const [first] = E.getOrElseW(() => [])(decidePut(put({ key: 'a' }), before));
+    const after = evolveScope(before, first!);
+    expect(newest(after.records.get('a'))?.version).toBe(1);
+    expect(after.counted).toBe(1);
+    expect(before.records.get('a')).toBeUndefined();
+    expect(before.counted).toBe(0);
+    expect(before.requests.size).toBe(0);
   });
 });
 
