@@ -88,7 +88,12 @@ const filterForm = (facets, filters) => {
       } else out.set(k, String(v));
     }
     if (filters.epoch) out.set('epoch', filters.epoch);
-    window.location.hash = `#/audit${out.size ? `?${out}` : ''}`;
+    // The entries shown are no longer the ones asked for: say so at once, before the new page
+    // replaces them (the address changes now, the page only when its route runs).
+    const next = `#/audit${out.size ? `?${out}` : ''}`;
+    const summary = window.document.getElementById('audit-summary');
+    if (summary && next !== window.location.hash) summary.dataset.state = 'checking';
+    window.location.hash = next;
   });
   return form;
 };
