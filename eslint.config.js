@@ -27,7 +27,9 @@ export default tseslint.config(
   },
   {
     // The domain is pure: it imports nothing outside domain/ (every domain file sits at
-    // domain/<area>/<file>.ts, so two steps up leave it) and no I/O module.
+    // domain/<area>/<file>.ts, so two steps up leave it) and no I/O module, except the SDK
+    // package's pure rules it shares with agents (the fitting library, the records limits and
+    // the declaration check), so each has one source.
     files: ['domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -35,8 +37,27 @@ export default tseslint.config(
         {
           patterns: [
             ADAPTERS,
-            { regex: '^(\\.\\./){2,}', message: 'domain/ imports nothing outside domain/.' },
+            {
+              regex: '^(\\.\\./){2,}(?!clients/typescript/src/(fit/[a-z-]+|limits|declaration)\\.ts$)',
+              message: "domain/ imports nothing outside domain/ (but the SDK package's fit/, limits.ts and declaration.ts).",
+            },
             { group: ['pg', 'fastify', 'node:fs', 'node:net', 'node:http', 'kafkajs', 'pino'], message: 'domain/ does no I/O.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The SDK package (clients/typescript) installs on its own: it imports only its own files
+    // and node's, never the service's code nor a dependency.
+    files: ['clients/typescript/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.\\./\\.\\./\\.\\./', message: 'the SDK package imports nothing outside clients/typescript.' },
+            { regex: '^(?!\\.|node:)', message: 'the SDK package has no dependencies: use node: modules only.' },
           ],
         },
       ],

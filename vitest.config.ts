@@ -42,7 +42,13 @@ class SlowestFirst extends BaseSequencer {
 
 export default defineConfig({
   resolve: {
-    alias: { 'custodian/fit': source('./sdk/fit.ts'), 'custodian/sdk': source('./sdk/records.ts') },
+    // The SDK package (clients/typescript) by its own name too, as tsconfig's paths map it.
+    alias: [
+      { find: /^custodian\/fit$/, replacement: source('./sdk/fit.ts') },
+      { find: /^custodian\/sdk$/, replacement: source('./sdk/records.ts') },
+      { find: /^@custodian\/sdk\/fit$/, replacement: source('./clients/typescript/src/fit/index.ts') },
+      { find: /^@custodian\/sdk$/, replacement: source('./clients/typescript/src/index.ts') },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getEncoding } from 'js-tiktoken';
-import { weigh } from '../domain/fit/weigh.ts';
+import { weigh } from '../clients/typescript/src/fit/weigh.ts';
 
 // weigh against js-tiktoken's encode over the fit corpus (test/fixtures/fit-corpus): the same
 // documents, each timed over whole passes after a warm-up pass. SPEC §13 asks for ≥ 10×.

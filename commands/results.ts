@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { fileRef } from '../domain/files/ref.ts';
 import * as E from 'fp-ts/lib/Either.js';
-import { defaultBudget } from '../domain/fit/budget.ts';
-import type { FitNote, View } from '../domain/fit/types.ts';
+import { defaultBudget } from '../clients/typescript/src/fit/budget.ts';
+import type { FitNote, View } from '../clients/typescript/src/fit/types.ts';
 import {
   DEFAULT_OFFLOAD_TOKENS,
   fitResult,

@@ -1,10 +1,10 @@
 // The seed's ask-the-seller example with Custodian's SDK, against a running service:
 //   npm start                                   (prints the admin key on first start)
-//   CUSTODIAN_ADMIN_KEY=<admin key> npx tsx --conditions=custodian-source examples/ask-the-seller.ts
+//   CUSTODIAN_ADMIN_KEY=<admin key> npx tsx examples/ask-the-seller.ts
 // CUSTODIAN_URL picks another service (default http://127.0.0.1:41873). Running it again is fine.
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRecords } from 'custodian/sdk';
+import { createRecords } from '@custodian/sdk';
 
 const url = (process.env.CUSTODIAN_URL ?? 'http://127.0.0.1:41873').replace(/\/$/, '');
 const adminKey = process.env.CUSTODIAN_ADMIN_KEY ?? (existsSync('data/secrets/admin-key') ? readFileSync('data/secrets/admin-key', 'utf8').trim() : '');

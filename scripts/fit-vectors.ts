@@ -1,5 +1,5 @@
 // Writes the shared fit vectors (test/fixtures/fit-vectors/) from the TypeScript library; the
-// Python and Go clients' tests read them. Run after a change to domain/fit:
+// Python and Go clients' tests read them. Run after a change to clients/typescript/src/fit:
 //   node --import tsx scripts/fit-vectors.ts
 import { writeFileSync } from 'node:fs';
 import { VECTORS, vectorFiles } from '../test/support/fit-vectors.ts';

@@ -1,23 +1,3 @@
-// `custodian/fit`: the fitting convention for tool authors. A tool that takes the
-// optional `view`, `budget` and `query` arguments answers with the biggest part of its result that
-// fits and a fit note saying what it left out (see docs/guides/agent-authors.md, "Fitting answers to a budget").
-export {
-  weigh,
-  fitDocument,
-  fitDiff,
-  fitJson,
-  jsonLines,
-  linesOf,
-  defaultBudget,
-  wanted,
-  VIEWS,
-  CAP,
-  CAP_CHARS,
-  CHARS_PER_TOKEN,
-  charsOf,
-  countChars,
-  CONTEXT,
-  MIN_BUDGET,
-  MAX_BUDGET,
-} from '../domain/fit/index.ts';
-export type { View, FitOptions, FitNote, Fitted } from '../domain/fit/index.ts';
+// `custodian/fit`: the fitting convention for tool authors, as the SDK package
+// (clients/typescript, `@custodian/sdk/fit`) exports it: one source, imported from there.
+export * from '../clients/typescript/src/fit/index.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CAP } from '../../domain/fit/bounds.ts';
-import { VIEWS, type View } from '../../domain/fit/types.ts';
+import { CAP } from '../../clients/typescript/src/fit/bounds.ts';
+import { VIEWS, type View } from '../../clients/typescript/src/fit/types.ts';
 
 const BUDGET_REASON = 'a budget is a whole number of tokens, 0 or more';
 /** A budget above CAP is answered as CAP, never refused: on every fitted route alike. */

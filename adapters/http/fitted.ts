@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
-import { fitItems, rangeOf, type ItemsAsk } from '../../domain/fit/items.ts';
-import { VIEWS, type View } from '../../domain/fit/types.ts';
+import { fitItems, rangeOf, type ItemsAsk } from '../../clients/typescript/src/fit/items.ts';
+import { VIEWS, type View } from '../../clients/typescript/src/fit/types.ts';
 import { FitParams } from './fit-params.ts';
 import { invalid, type Refusal } from '../../domain/shared/refusal.ts';
 import { encodeCursor, type RecordView } from '../../queries/records.ts';

@@ -2,8 +2,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { fitAsked } from '../../domain/collections/fit.ts';
 import { RECORD_LIMITS } from '../../domain/collections/limits.ts';
-import { CAP } from '../../domain/fit/bounds.ts';
-import { VIEWS, type View } from '../../domain/fit/types.ts';
+import { CAP } from '../../clients/typescript/src/fit/bounds.ts';
+import { VIEWS, type View } from '../../clients/typescript/src/fit/types.ts';
 import { plainValue, type recordsClient } from '../../sdk/records.ts';
 
 type Client = ReturnType<typeof recordsClient>;

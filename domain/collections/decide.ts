@@ -3,7 +3,8 @@ import type { Decider } from '../shared/decider.ts';
 import type { Refusal } from '../shared/refusal.ts';
 import type { Sealed } from '../records/events.ts';
 import type { CollectionDeclaration, CollectionEvent, IndexEntry } from './events.ts';
-import { chars, COLLECTION_NAME, CONTROL_CHARS, FIELD_NAME, RECORD_LIMITS, RESERVED_FIELD_NAMES } from './limits.ts';
+import { declarationRefusal } from '../../clients/typescript/src/declaration.ts';
+import { chars, CONTROL_CHARS, RECORD_LIMITS } from './limits.ts';
 import { forgottenWhileRunning, noCollection, recordsRefusal } from './refusals.ts';
 import { evolveAgent, initialAgentState, mergeDeclaration, namesPerson, recordKey, type AgentState } from './state.ts';
 import { isPlainObject, valueBytes, type Json } from './values.ts';
@@ -55,45 +56,9 @@ export const checkId = (id: string): Refusal | null => {
   return null;
 };
 
-/** Every limit of a declaration, checked on the merged result: a declaration that breaks one is refused whole. */
-export const checkDeclaration = (state: AgentState, collections: readonly CollectionDeclaration[]): Refusal | null => {
-  const names = new Set<string>();
-  const merged = new Map(state.collections);
-  for (const c of collections) {
-    if (!COLLECTION_NAME.test(c.name))
-      return recordsRefusal(
-        'invalid',
-        `collection name ${JSON.stringify(c.name)} is not allowed`,
-        'start with a letter, then up to 63 letters, digits, - or _',
-      );
-    if (names.has(c.name)) return recordsRefusal('invalid', `collection ${c.name} is declared twice`, 'declare it once');
-    names.add(c.name);
-    const listed = new Set<string>();
-    for (const field of [...c.people, ...c.fields]) {
-      if (!FIELD_NAME.test(field))
-        return recordsRefusal('invalid', `${c.name} field ${JSON.stringify(field)} is not allowed`, 'use a top-level name of letters, digits and _');
-      if (RESERVED_FIELD_NAMES.has(field)) return recordsRefusal('invalid', `${c.name} field ${field} is a reserved key no value can hold`, 'rename the field');
-      if (listed.has(field)) return recordsRefusal('invalid', `${c.name} lists ${field} twice`, 'list it once, in people or in fields');
-      listed.add(field);
-    }
-    const m = mergeDeclaration(merged.get(c.name), c.people, c.fields);
-    const count = m.people.length + m.fields.length;
-    if (count > RECORD_LIMITS.fieldsPerCollection)
-      return recordsRefusal(
-        'invalid',
-        `${c.name} declares ${count} fields`,
-        `declare at most ${RECORD_LIMITS.fieldsPerCollection}, people and fields together (fields declared before stay declared)`,
-      );
-    merged.set(c.name, m);
-  }
-  if (merged.size > RECORD_LIMITS.collectionsPerAgent)
-    return recordsRefusal(
-      'invalid',
-      `${merged.size} collections declared`,
-      `declare at most ${RECORD_LIMITS.collectionsPerAgent} (collections declared before stay declared)`,
-    );
-  return null;
-};
+/** Every limit of a declaration, checked on the merged result: the SDK's own check, on what this agent declared before. */
+export const checkDeclaration = (state: AgentState, collections: readonly CollectionDeclaration[]): Refusal | null =>
+  declarationRefusal(state.collections, collections);
 
 /** The fields each collection of a declaration adds to what is declared (what must be indexed for the records kept). */
 export const addedFields = (state: AgentState, collections: readonly CollectionDeclaration[]) =>

@@ -1,6 +1,6 @@
-import { boundsOf, broken, CAP, measure, normalBudget, phraseOf, type Bound } from '../fit/bounds.ts';
-import { firstSentence } from '../fit/sentence.ts';
-import { VIEWS, type FitNote, type View } from '../fit/types.ts';
+import { boundsOf, broken, CAP, measure, normalBudget, phraseOf, type Bound } from '../../clients/typescript/src/fit/bounds.ts';
+import { firstSentence } from '../../clients/typescript/src/fit/sentence.ts';
+import { VIEWS, type FitNote, type View } from '../../clients/typescript/src/fit/types.ts';
 import type { JsonObject } from './values.ts';
 
 /** What a caller may ask of a fitted agent answer (SPEC §13): any of them asks for fitting. */

@@ -1,6 +1,10 @@
 import type { Sealed } from '../records/events.ts';
 import type { CollectionEvent, IndexEntry } from './events.ts';
 import { KeyedMap } from '../shared/keyed-map.ts';
+import { mergeDeclaration } from '../../clients/typescript/src/declaration.ts';
+
+// One merge for the SDK's check before sending and the state the service keeps.
+export { mergeDeclaration };
 
 export interface KeptRecord {
   readonly collection: string;
@@ -75,15 +79,6 @@ export const initialAgentState = (): AgentState => ({
   seq: 0,
   lastCreated: 0,
 });
-
-/** Merges a declaration: nothing declared before is ever taken away; a name in `people` is a person field. */
-export const mergeDeclaration = (current: Declared | undefined, people: readonly string[], fields: readonly string[]): Declared => {
-  const p = [...(current?.people ?? [])];
-  const f = [...(current?.fields ?? [])];
-  for (const name of people) if (!p.includes(name)) p.push(name);
-  for (const name of fields) if (!f.includes(name) && !p.includes(name)) f.push(name);
-  return { people: p, fields: f.filter((n) => !p.includes(n)) };
-};
 
 /** The index with these entries set (a field given again takes its new digest). */
 const withIndex = (index: readonly (readonly [string, string])[], entries: readonly IndexEntry[]) => {

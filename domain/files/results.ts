@@ -1,8 +1,8 @@
-import { weigh } from '../fit/weigh.ts';
-import { fitDocument } from '../fit/document.ts';
-import { fitJson, jsonLines } from '../fit/json.ts';
-import { linesOf } from '../fit/shape.ts';
-import type { FitOptions, Fitted } from '../fit/types.ts';
+import { weigh } from '../../clients/typescript/src/fit/weigh.ts';
+import { fitDocument } from '../../clients/typescript/src/fit/document.ts';
+import { fitJson, jsonLines } from '../../clients/typescript/src/fit/json.ts';
+import { linesOf } from '../../clients/typescript/src/fit/shape.ts';
+import type { FitOptions, Fitted } from '../../clients/typescript/src/fit/types.ts';
 import { depthExceeds, MAX_DEPTH } from '../shared/json-depth.ts';
 
 export { DEFAULT_OFFLOAD_TOKENS } from './threshold.ts';

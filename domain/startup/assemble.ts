@@ -1,4 +1,4 @@
-import { weigh } from '../fit/weigh.ts';
+import { weigh } from '../../clients/typescript/src/fit/weigh.ts';
 
 /** At most this many plugins add start-up text to one job (SPEC §4). */
 export const MAX_STARTUP_PLUGINS = 4;

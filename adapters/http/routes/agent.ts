@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { AgentKeyCommands } from '../../../commands/collections-keys.ts';
 import { exportText, type CollectionsService } from '../../../commands/collections.ts';
 import { fitAsked, type FitAsk } from '../../../domain/collections/fit.ts';
-import { VIEWS, type View } from '../../../domain/fit/types.ts';
+import { VIEWS, type View } from '../../../clients/typescript/src/fit/types.ts';
 import { AGENT_KEY_AGENT } from '../../../domain/collections/agent-keys.ts';
 import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';

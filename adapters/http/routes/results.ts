@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { z } from 'zod';
 import type { RecordsService } from '../../../commands/records-service.ts';
 import type { ResultCommands } from '../../../commands/results.ts';
-import { VIEWS } from '../../../domain/fit/types.ts';
+import { VIEWS } from '../../../clients/typescript/src/fit/types.ts';
 import { MAX_FILE_BYTES } from '../../../domain/files/ref.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';

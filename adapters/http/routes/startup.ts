@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CAP, CAP_CHARS } from '../../../domain/fit/bounds.ts';
+import { CAP, CAP_CHARS } from '../../../clients/typescript/src/fit/bounds.ts';
 import { PLUGIN_NAME } from '../../../domain/shared/names.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';

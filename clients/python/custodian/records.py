@@ -150,6 +150,8 @@ class Records:
         closed: Optional[bool] = None,
     ) -> "Dict[str, Any]":
         """Writes a version: ``{version, scope, key, job_purpose}``."""
+        if not isinstance(body, Mapping):
+            raise RecordsError(0, "invalid", {"field": "body"}, "records: body is not a JSON object: put a dict")
         return self.call(
             "put",
             scope=scope,

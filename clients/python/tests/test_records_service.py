@@ -52,6 +52,17 @@ def test_refusals_raise_one_exception_with_code_fields_and_message(records):
     assert scope.value.code == "scope" and str(scope.value) == scope.value.message
 
 
+@pytest.mark.parametrize("value", [[1, 2], "ab", 3, None])
+def test_a_value_that_is_not_an_object_raises_records_error_before_sending(records, value):
+    with pytest.raises(RecordsError) as plugin:
+        records.put("tenant", "py/not-an-object", value, expect=0)
+    assert (plugin.value.status, plugin.value.code, plugin.value.fields) == (0, "invalid", {"field": "body"})
+    agent = AgentRecords(SERVICE["url"], SERVICE["agent_key"], {"notes": {}})
+    with pytest.raises(RecordsError) as agents:
+        agent.put("notes", "n", value)
+    assert (agents.value.status, agents.value.code, agents.value.fields) == (0, "invalid", {"field": "value"})
+
+
 def test_list_pages_through_cursor(records):
     for i in range(3):
         records.put("tenant", f"py/list/{i}", {"i": i}, expect=0)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CollectionSpec, Records } from '../../../sdk/records.ts';
+import { RecordsError, type CollectionSpec, type Records } from '../../../sdk/records.ts';
 
 /**
  * The SDK's contract, run against every form of the store. `open` gives a client on one
@@ -102,6 +102,32 @@ export const recordsContract = (form: RecordsForm) =>
       expect(seen).toHaveLength(125);
       expect(new Set(seen).size).toBe(125);
       expect(seen.slice(-5)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4']);
+    });
+
+    it('every refusal is a RecordsError with the status and code the HTTP API answers (0 when refused before sending)', async () => {
+      const r = await agent();
+      const refusal = (p: Promise<unknown>) =>
+        p.then(
+          () => null,
+          (e: unknown) => (e instanceof RecordsError ? { status: e.status, code: e.code, message: e.message } : e),
+        );
+      expect(await refusal(r.get('drafts', 'd1'))).toEqual({
+        status: 404,
+        code: 'not_found',
+        message: expect.stringMatching(/^records: no collection named drafts/),
+      });
+      expect(await refusal(r.put('questions', 'q', { pad: 'x'.repeat(65_536) }))).toMatchObject({ status: 413, code: 'too_large' });
+      expect(await refusal(r.put('questions', 'i'.repeat(129), {}))).toMatchObject({ status: 400, code: 'invalid' });
+      expect(await refusal(r.put('questions', 'q', { at: new Date(0) }))).toMatchObject({ status: 0, code: 'invalid' });
+      const f = await form.fresh();
+      let thrown: unknown = null;
+      try {
+        f.open({ '1st': {} });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(RecordsError);
+      expect(thrown).toMatchObject({ status: 0, code: 'invalid', message: expect.stringMatching(/^records: collection name "1st" is not allowed/) });
     });
 
     it('limits at their edges: value bytes, id length, declared string length', async () => {

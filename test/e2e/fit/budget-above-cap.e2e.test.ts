@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAP } from '../../../domain/fit/bounds.ts';
+import { CAP } from '../../../clients/typescript/src/fit/bounds.ts';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 import { caller, type Caller } from '../../support/records.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 import { caller, type Caller } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 

@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../../support/service.ts';
  * Red team 2, files and offloaded results (SPEC §13) against a hostile-but-authorised plugin.
  * A file is any bytes up to 32 MiB, and `POST /v1/results/read` reads it "by the same rule"
  * (JSON, Markdown or text). The fit library spreads every outline line into one `push(...)`
- * (domain/fit/views.ts `stubOf`) and serialises nested values recursively (domain/fit/json.ts
+ * (clients/typescript/src/fit/views.ts `stubOf`) and serialises nested values recursively (clients/typescript/src/fit/json.ts
  * `compact`), so a file with a few hundred thousand parts, or nested deeply, makes every read of
  * it throw RangeError (call stack) and answer 500 — "never 500 on bad input".
  */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitDocument, weigh } from '../../../domain/fit/index.ts';
+import { fitDocument, weigh } from '../../../clients/typescript/src/fit/index.ts';
 import { firstRunEnv, REPO } from '../../support/npm-start.ts';
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitAsked, fitEntries, type FitEntry } from '../../../domain/collections/fit.ts';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 const entry = (i: number, value: Record<string, unknown>): FitEntry => ({
   id: `r${i}`,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CAP, CAP_CHARS, charsOf, countChars } from '../../../domain/fit/bounds.ts';
-import { defaultBudget } from '../../../domain/fit/budget.ts';
-import { fitDocument } from '../../../domain/fit/document.ts';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { CAP, CAP_CHARS, charsOf, countChars } from '../../../clients/typescript/src/fit/bounds.ts';
+import { defaultBudget } from '../../../clients/typescript/src/fit/budget.ts';
+import { fitDocument } from '../../../clients/typescript/src/fit/document.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 // Given a whole that breaks exactly one bound, when it is fitted, then it falls to a smaller view
 // and the note names that bound.

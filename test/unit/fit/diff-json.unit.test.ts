@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fitDiff } from '../../../domain/fit/diff.ts';
-import { fitJson } from '../../../domain/fit/json.ts';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { fitDiff } from '../../../clients/typescript/src/fit/diff.ts';
+import { fitJson } from '../../../clients/typescript/src/fit/json.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 // Given a diff or a JSON value too big for the budget, when it is fitted, then it falls like a
 // document does, with units of its own: files and hunks, keys and items.

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fitItems, type ItemsSpec } from '../../../domain/fit/items.ts';
-import { VIEWS } from '../../../domain/fit/types.ts';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { fitItems, type ItemsSpec } from '../../../clients/typescript/src/fit/items.ts';
+import { VIEWS } from '../../../clients/typescript/src/fit/types.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 interface Item {
   readonly id: number;

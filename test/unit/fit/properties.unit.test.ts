@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CAP, CAP_CHARS, charsOf, countChars } from '../../../domain/fit/bounds.ts';
-import { fitDiff } from '../../../domain/fit/diff.ts';
-import { fitDocument } from '../../../domain/fit/document.ts';
-import { fitJson } from '../../../domain/fit/json.ts';
-import { VIEWS, type FitOptions, type Fitted } from '../../../domain/fit/types.ts';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { CAP, CAP_CHARS, charsOf, countChars } from '../../../clients/typescript/src/fit/bounds.ts';
+import { fitDiff } from '../../../clients/typescript/src/fit/diff.ts';
+import { fitDocument } from '../../../clients/typescript/src/fit/document.ts';
+import { fitJson } from '../../../clients/typescript/src/fit/json.ts';
+import { VIEWS, type FitOptions, type Fitted } from '../../../clients/typescript/src/fit/types.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 const dir = new URL('../../fixtures/fit-corpus/docs/', import.meta.url);
 const corpus = readdirSync(dir)

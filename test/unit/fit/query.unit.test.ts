@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fitDiff } from '../../../domain/fit/diff.ts';
-import { fitDocument } from '../../../domain/fit/document.ts';
-import { fitJson, jsonLines } from '../../../domain/fit/json.ts';
+import { fitDiff } from '../../../clients/typescript/src/fit/diff.ts';
+import { fitDocument } from '../../../clients/typescript/src/fit/document.ts';
+import { fitJson, jsonLines } from '../../../clients/typescript/src/fit/json.ts';
 
 // Given a whole and a query in one of the forms of SPEC §13, when it is fitted, then the section
 // view holds exactly the whole parts the query names.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as domain from '../../../domain/fit/index.ts';
+import * as domain from '../../../clients/typescript/src/fit/index.ts';
 import * as sdk from 'custodian/fit';
 
 // Tool authors import the library by the package's name; it must be the same functions.

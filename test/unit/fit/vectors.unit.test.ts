@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VECTORS, vectorFiles } from '../../support/fit-vectors.ts';
 
 // The checked-in vectors the Python and Go clients are held to equal what the TypeScript library
-// answers now, byte for byte: a change to domain/fit that moves a number or a fitted text fails
+// answers now, byte for byte: a change to clients/typescript/src/fit that moves a number or a fitted text fails
 // here until the vectors are written again (node --import tsx scripts/fit-vectors.ts).
 describe('the shared fit vectors', () => {
   const files = vectorFiles();

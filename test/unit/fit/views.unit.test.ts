@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fitDocument } from '../../../domain/fit/document.ts';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { fitDocument } from '../../../clients/typescript/src/fit/document.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 // Given a Markdown page of three parts, when it is fitted with a view, budget or query, then the
 // answer is the view the rules of SPEC §13 pick, with its fit note.
@@ -149,7 +149,7 @@ describe('views', () => {
   it('cuts plain text into runs of lines, and source code into definitions', () => {
     const log = Array.from({ length: 100 }, (_, i) => `2026-11-30T00:00:${String(i % 60).padStart(2, '0')}Z INFO request ${i} done.`).join('\n');
     expect(fitDocument(log, { view: 'stub' }).text).toContain('lines 1-40\nlines 41-80\nlines 81-100');
-    const source = readFileSync(new URL('../../../domain/fit/budget.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../../clients/typescript/src/fit/budget.ts', import.meta.url), 'utf8');
     const summary = fitDocument(source, { view: 'summary', name: 'budget.ts' }).text;
     expect(summary).toContain(
       'export const defaultBudget = ({ used, warned }: { used: number; warned: boolean }): number => { — The budget the runtime fills in when a model leaves it out: a quarter of what `used`',

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getEncoding } from 'js-tiktoken';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 
 const dir = new URL('../../fixtures/fit-corpus/docs/', import.meta.url);
 const corpus = readdirSync(dir)

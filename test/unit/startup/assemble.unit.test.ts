@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { weigh } from '../../../domain/fit/weigh.ts';
+import { weigh } from '../../../clients/typescript/src/fit/weigh.ts';
 import { assembleStartupText, heading } from '../../../domain/startup/assemble.ts';
 
 const answer = fc.record({

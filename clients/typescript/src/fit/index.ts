@@ -1,5 +1,5 @@
-// The fitting library of SPEC §13: weigh, the three fit functions, the bounds and the default
-// budget. Pure; the SDK re-exports it as `custodian/fit`.
+// The fitting library: weigh, the three fit functions, the bounds and the default budget. Pure;
+// the package exports it as `@custodian/sdk/fit` (the service as `custodian/fit`).
 export { weigh } from './weigh.ts';
 export { fitDocument } from './document.ts';
 export { fitDiff } from './diff.ts';

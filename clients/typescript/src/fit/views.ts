@@ -5,7 +5,7 @@ import type { Part, Shape } from './shape.ts';
 import type { FitOptions, Fitted, View } from './types.ts';
 import { wanted } from './types.ts';
 
-// The view rules of SPEC §13, for any whole cut into parts (a document, a diff, a JSON value):
+// The view rules, for any whole cut into parts (a document, a diff, a JSON value):
 // left out, the view is the biggest that fits (full, or section when there is a query, then
 // summary, then stub); a view asked for that does not fit falls to the next smaller one, never to a
 // bigger one; the stub is the floor, cut to fit when even it is too big for a tiny budget.
