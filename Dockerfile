@@ -15,6 +15,7 @@ COPY domain ./domain
 COPY projections ./projections
 COPY queries ./queries
 COPY sdk ./sdk
+COPY clients/typescript/src ./clients/typescript/src
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=41873 CUSTODIAN_DATA_DIR=/data
 RUN mkdir -p /data && chown node:node /data
 EXPOSE 41873
