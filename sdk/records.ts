@@ -12,6 +12,8 @@ import { checkDeclaration } from '../domain/collections/decide.ts';
 import { RECORD_LIMITS } from '../domain/collections/limits.ts';
 import { initialAgentState } from '../domain/collections/state.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
+import { addressedMessage } from '../domain/collections/refusals.ts';
+import { SURFACE_HEADER, type Surface } from '../domain/shared/surface.ts';
 import type { FitAsk } from '../domain/collections/fit.ts';
 import type { FitNote } from '../domain/fit/types.ts';
 
@@ -120,7 +122,8 @@ export const plainValue = (v: unknown, path = 'value'): unknown => {
 const declarationOf = (collections: Readonly<Record<string, CollectionSpec>>) =>
   Object.entries(collections).map(([name, c]) => ({ name, people: [...(c.people ?? [])], fields: [...(c.fields ?? [])] }));
 
-const messageOf = (r: Refusal) => (typeof r.message === 'string' ? r.message : `records: ${r.error}: check the request`);
+/** A refusal of the store in this process, addressed to this SDK's callers. */
+const messageOf = (r: Refusal) => (typeof r.message === 'string' ? r.message : (addressedMessage(r, 'typescript') ?? `records: ${r.error}: check the request`));
 
 const memoryTransport = () => {
   const service = collectionsService({ store: memoryEventStore(), keys: memoryKeystore(), now: Date.now });
@@ -158,7 +161,7 @@ export const memoryRecordsStore = (): MemoryRecordsStore => {
  * The agent records API of a service, call by call, with no declaration of its own: for a
  * program that serves another's calls (`custodian mcp`). Refusals throw as `createRecords` does.
  */
-export const recordsClient = (url: string, key: string): Transport => httpTransport(url, key);
+export const recordsClient = (url: string, key: string, surface: Surface = 'typescript'): Transport => httpTransport(url, key, surface);
 
 /** An id or collection as one path segment: percent-encoded, dots too, so `.` and `..` are names, never path steps. */
 const segment = (s: string) => encodeURIComponent(s).replace(/\./g, '%2E');
@@ -198,7 +201,8 @@ const request = (base: URL, method: string, path: string, headers: Record<string
     req.end(body);
   });
 
-const httpTransport = (url: string, key: string): Transport => {
+/** `surface` names the caller to the service, so a refusal says what to call in this SDK (or MCP tool). */
+const httpTransport = (url: string, key: string, surface: Surface): Transport => {
   const base = url.replace(/\/+$/, '');
   let parsed: URL | null = null;
   try {
@@ -232,6 +236,7 @@ const httpTransport = (url: string, key: string): Transport => {
         {
           authorization: `Bearer ${key}`,
           accept: 'application/json, application/x-ndjson',
+          [SURFACE_HEADER]: surface,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body === undefined ? undefined : JSON.stringify(body),
@@ -355,7 +360,7 @@ export const createRecords = (options: RecordsOptions): Records => {
       ? options.store === 'memory'
         ? memoryTransport()
         : (sharedStores.get(options.store) ?? fail('records: unknown memory store: make it with memoryRecordsStore()'))
-      : httpTransport(options.url, options.key);
+      : httpTransport(options.url, options.key, 'typescript');
   let declared: Promise<void> | undefined;
   const ready = () => (declared ??= transport.declare(declaration));
   const after = async <T>(f: () => Promise<T>) => {
