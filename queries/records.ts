@@ -270,8 +270,9 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
       const last = rows[examined - 1];
       // A full batch may have more behind it even when walls withheld part of it.
       const more = examined < rows.length || rows.length === batch;
-      const next = last ? encodeCursor({ o: order, c: last.created_ms, s: last.scope, k: last.key }) : (o.cursor ?? '');
-      return { answer: { records: views, withheld: shown.withheld, next, more }, shown };
+      // `next` only when another page follows: a cursor past the last page would read as one more.
+      const next = more ? { next: last ? encodeCursor({ o: order, c: last.created_ms, s: last.scope, k: last.key }) : (o.cursor ?? '') } : {};
+      return { answer: { records: views, withheld: shown.withheld, ...next, more }, shown };
     },
   };
 };

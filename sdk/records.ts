@@ -8,6 +8,7 @@ import { STATUS } from '../adapters/http/status.ts';
 import { memoryKeystore } from '../adapters/keys/memory-keystore.ts';
 import { collectionsService } from '../commands/collections.ts';
 import type { Refusal } from '../domain/shared/refusal.ts';
+import { addressedMessage } from '../domain/collections/refusals.ts';
 import { RecordsError } from '../clients/typescript/src/errors.ts';
 import { createRecords as createPackageRecords, type Records } from '../clients/typescript/src/records.ts';
 import type { CollectionSpec, ExportedRecord, FittedQuery, RecordsTransport } from '../clients/typescript/src/types.ts';
@@ -29,7 +30,9 @@ export interface MemoryRecordsStore {
 /** A refusal of the decider as the HTTP API would answer it: the same status, code, fields and message. */
 const errorOf = (r: Refusal) => {
   const { error, message, ...fields } = r;
-  return new RecordsError(STATUS[error], error, fields, typeof message === 'string' ? message : `records: ${error}: check the request`);
+  // Addressed to this SDK's callers, as the service addresses a TypeScript client's refusals.
+  const text = typeof message === 'string' ? message : (addressedMessage(r, 'typescript') ?? `records: ${error}: check the request`);
+  return new RecordsError(STATUS[error], error, fields, text);
 };
 
 const memoryTransport = (): RecordsTransport => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
-import { COSIGNATURE_V1, ED25519, parseVkey, type NoteKey } from '../../domain/audit/note.ts';
+import { COSIGNATURE_V1, ED25519, type NoteKey } from '../../domain/audit/note.ts';
 import { client, parseAnswer, print, type ClientOptions } from './client.ts';
-import { readDocument, readVerifyInputs } from './verify-inputs.ts';
+import { readDocument, readPublicKey } from './verify-inputs.ts';
+import { keyArgument, readVkeyOfType } from './key-argument.ts';
 import { CliFailure, oneLine } from './failure.ts';
 
 type Opts = ClientOptions & Record<string, string | boolean | undefined>;
@@ -111,11 +112,11 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
   audit
     .command('verify <bundle>')
     .description('offline, with the public key alone: the log it is, signature, witnesses, inclusion and consistency proofs, full recomputation')
-    .option('--public-key <pem>', 'file holding the audit public key (PEM, SPKI: GET /v1/audit-key)')
-    .option('--vkey <vkey>', 'the log verifier key (GET /v1/audit-key?format=vkey), instead of --public-key: it also names the log')
+    .option('--public-key <pem>', 'the audit public key (PEM, SPKI: GET /v1/audit-key), or a file holding it')
+    .option('--vkey <vkey>', 'the log verifier key (GET /v1/audit-key?format=vkey), or a file holding it, instead of --public-key: it also names the log')
     .option('--tenant <t>', 'the tenant whose log this must be')
     .option('--origin <origin>', 'the exact origin of the log this must be')
-    .option('--witness <vkey...>', 'a witness (cosignature verifier key) that must have cosigned the checkpoint; repeat for each')
+    .option('--witness <vkey...>', 'a witness (cosignature verifier key, or a file holding it) that must have cosigned the checkpoint; repeat for each')
     .action((file: string, o: { publicKey?: string; vkey?: string; tenant?: string; origin?: string; witness?: string[] }) => {
       const bad = (message: string) => {
         process.stderr.write(`custodian: ${message}\n`);
@@ -123,20 +124,30 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
       };
       if (o.tenant === undefined && o.origin === undefined) return bad('say which log the bundle must be: --tenant <t> or --origin <origin>');
       if ((o.publicKey === undefined) === (o.vkey === undefined)) return bad('give the log key: --public-key <pem file> or --vkey <vkey> (one of them)');
-      const logKey = o.vkey === undefined ? undefined : parseVkey(o.vkey);
-      if (logKey === null || (logKey && logKey.type !== ED25519))
-        return bad('--vkey is not a log verifier key (<name>+<hex id>+<base64 of 0x01 and the Ed25519 key>)');
+      // Each key is its text or a file holding it, alike.
+      const vkey =
+        o.vkey === undefined
+          ? undefined
+          : keyArgument('--vkey', o.vkey, 'a log verifier key (<name>+<hex id>+<base64 of 0x01 and the Ed25519 key>)', readVkeyOfType(ED25519));
+      if (vkey && 'problem' in vkey) return bad(vkey.problem);
+      const logKey = vkey?.key;
       const witnesses: NoteKey[] = [];
       for (const w of o.witness ?? []) {
-        const key = parseVkey(w);
-        if (!key || key.type !== COSIGNATURE_V1)
-          return bad(`--witness ${w} is not a witness verifier key (<name>+<hex id>+<base64 of 0x04 and the Ed25519 key>)`);
-        witnesses.push(key);
+        const key = keyArgument(
+          '--witness',
+          w,
+          'a witness verifier key (<name>+<hex id>+<base64 of 0x04 and the Ed25519 key>)',
+          readVkeyOfType(COSIGNATURE_V1),
+        );
+        if ('problem' in key) return bad(key.problem);
+        witnesses.push(key.key);
       }
-      const inputs = o.publicKey === undefined ? readDocument(file) : readVerifyInputs(file, o.publicKey);
+      const pem = o.publicKey === undefined ? '' : readPublicKey(o.publicKey);
+      if (pem === null) return;
+      const inputs = readDocument(file);
       if (!inputs) return;
       const bundle = inputs.document as AuditBundle;
-      const problems = verifyBundle(inputs.pem, bundle, {
+      const problems = verifyBundle(pem, bundle, {
         ...(o.tenant !== undefined ? { tenant: o.tenant } : {}),
         ...(o.origin !== undefined ? { origin: o.origin } : {}),
         ...(logKey ? { logKey } : {}),

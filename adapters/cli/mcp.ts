@@ -20,7 +20,7 @@ export const serveMcp = async (o: McpOptions) => {
     return;
   }
   const url = (o.url ?? process.env.CUSTODIAN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 41873}`).replace(/\/$/, '');
-  const server = recordsMcpServer(recordsClient(url, key), packageVersion());
+  const server = recordsMcpServer(recordsClient(url, key, 'mcp'), packageVersion());
   await server.connect(new StdioServerTransport());
   process.stderr.write(`custodian: serving agent records from ${url} over MCP on stdio\n`);
 };

@@ -34,8 +34,8 @@ export const cliProgram = (): Command => {
   const receipt = program.command('receipt').description('signed receipts of revocation batches and erasures');
   receipt
     .command('verify <file>')
-    .description('check a receipt with the audit public key alone (GET /v1/audit-key)')
-    .requiredOption('--public-key <pem>', 'file holding the audit public key (PEM, SPKI)')
+    .description('check a receipt (or an answer carrying one in receipt) with the audit public key alone (GET /v1/audit-key)')
+    .requiredOption('--public-key <pem>', 'the audit public key (PEM, SPKI), or a file holding it')
     .action(async (file, o) => (await import('./receipt.ts')).verifyReceiptFile(file, o));
 
   const remote = (c: Command) =>
@@ -54,7 +54,7 @@ export const cliProgram = (): Command => {
     .requiredOption('--tenant <t>')
     .action(async (file, o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/import`, readFileSync(file, 'utf8'), 'application/x-ndjson')));
 
-  remote(program.command('erase').description('erase a data subject by shredding their key; answers a signed receipt'))
+  remote(program.command('erase').description('erase a data subject by shredding their key; prints the answer {erased, deferred, receipt}'))
     .requiredOption('--tenant <t>')
     .requiredOption('--subject <data_subject>')
     .action(async (o) => print(await client(o)('POST', `/v1/tenants/${o.tenant}/erasures`, { data_subject: o.subject })));

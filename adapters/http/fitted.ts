@@ -83,7 +83,7 @@ type ListOrder = 'key' | 'created' | '-created';
  * in the page (`1-20`).
  */
 export const fitList = (
-  answer: { records: RecordView[]; withheld: number; next: string; more: boolean },
+  answer: { records: RecordView[]; withheld: number; next?: string; more: boolean },
   ask: ItemsAsk,
   request: { order?: ListOrder | undefined; cursor?: string | undefined },
 ) => {
@@ -115,7 +115,8 @@ export const fitList = (
     records: f.rendered,
     ...(f.outline !== null ? { outline: f.outline } : {}),
     withheld: answer.withheld,
-    next,
+    // Only when another page follows, as an unfitted list answers.
+    ...(next === undefined ? {} : { next }),
     more: cut || answer.more,
     fit: f.fit,
   };

@@ -1,4 +1,6 @@
+import { addressedMessage } from '../../domain/collections/refusals.ts';
 import type { Refusal, RefusalCode } from '../../domain/shared/refusal.ts';
+import type { Surface } from '../../domain/shared/surface.ts';
 
 /**
  * The one place a refusal code gets its `message`: one sentence, what is wrong and what to
@@ -88,16 +90,20 @@ export const MESSAGES: Readonly<Record<RefusalCode, (r: Fields) => string>> = {
 /** The agent API's messages all start `records:` (its SDK throws that text as is). */
 export const AGENT_PREFIX = 'records: ';
 
-const messageOf = (body: Refusal): string => {
-  const own = str(body.message);
+const messageOf = (body: Refusal, surface: Surface): string => {
+  const own = str(body.message) ?? addressedMessage(body, surface);
   if (own) return own;
   const of = (MESSAGES as Readonly<Record<string, (r: Fields) => string>>)[body.error];
   return of && Object.hasOwn(MESSAGES, body.error) ? of(body) : `refused (${String(body.error)}): check the request`;
 };
 
-/** The refusal with its message (the agent API's prefixed), keeping every field it had, in order. */
-export const withMessage = <B extends Refusal>(body: B, agentApi = false): B & { message: string } => {
-  const message = messageOf(body);
+/**
+ * The refusal with its message (the agent API's prefixed), keeping every field it had, in order.
+ * `surface` is who asked (the `x-custodian-client` header): a message that names what to call
+ * next names that surface's call.
+ */
+export const withMessage = <B extends Refusal>(body: B, agentApi = false, surface: Surface = 'http'): B & { message: string } => {
+  const message = messageOf(body, surface);
   const prefixed = agentApi && !message.startsWith(AGENT_PREFIX) ? `${AGENT_PREFIX}${message}` : message;
   return { ...body, message: prefixed };
 };

@@ -18,6 +18,8 @@ export interface SchemaIssue {
   readonly maximum?: unknown;
   readonly minimum?: unknown;
   readonly discriminator?: string;
+  /** A discriminated union's values, as zod names them when none matched. */
+  readonly options?: readonly unknown[];
   readonly note?: string;
 }
 
@@ -190,11 +192,11 @@ export const refusalOfIssue = (issue: SchemaIssue, schema: unknown, data: unknow
       );
     case 'invalid_union': {
       if (issue.discriminator !== undefined || issue.note === 'No matching discriminator') {
-        const holder = schemaAt(schema, issue.path.slice(0, -1), data);
-        const options = defOf(holder)?.options?.map(
-          (o) => defOf(unwrap(defOf(unwrap(o))?.shape?.[issue.discriminator ?? String(issue.path.at(-1))]))?.values?.[0],
-        );
-        const names = (options ?? []).filter((v) => v !== undefined).map(String);
+        // The union itself (not the member the data would pick): its members' values are the allowed ones.
+        const holder = schemaAt(schema, issue.path.slice(0, -1), data, false);
+        const key = issue.discriminator ?? String(issue.path.at(-1));
+        const fromSchema = defOf(holder)?.options?.map((o) => defOf(unwrap(defOf(unwrap(o))?.shape?.[key]))?.values?.[0]);
+        const names = (issue.options ?? fromSchema ?? []).filter((v) => v !== undefined).map((v) => JSON.stringify(v));
         return say(`${field} is ${described(value)}: send one of ${names.length > 0 ? list(names) : 'the values in the reference'}`);
       }
       const forms = formsOf(schemaAt(schema, issue.path, data, false));

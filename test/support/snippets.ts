@@ -46,6 +46,20 @@ export const blocksOf = (file: string, text: string = readFileSync(path.join(REP
   return blocks;
 };
 
+/**
+ * The order a reader meets the guides in: the README's first record, then each guide as the
+ * README's table of what to read next lists them. A reader runs them one after another in one
+ * shell, so a test does too; every guide must have its place here.
+ */
+export const READING_ORDER = [
+  'README.md',
+  'docs/guides/plugin-authors.md',
+  'docs/guides/agent-authors.md',
+  'docs/guides/auditors.md',
+  'docs/guides/compliance.md',
+  'docs/guides/operators.md',
+] as const;
+
 /** The README's first-record block: every page's shell examples continue from it. */
 export const firstRecordBlock = (): string => {
   const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');

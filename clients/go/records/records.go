@@ -56,6 +56,8 @@ func (c *Client) send(method, path string, body []byte, contentType string) (int
 		return 0, nil, err
 	}
 	req.Header.Set("authorization", "Bearer "+c.Ticket)
+	// Names this client, so a refusal that says what to call next names a call of this package.
+	req.Header.Set("x-custodian-client", "go")
 	if contentType != "" {
 		req.Header.Set("content-type", contentType)
 	}

@@ -40,6 +40,11 @@ func TestAgainstService(t *testing.T) {
 	} else if re := err.(*Error); re.Code != "invalid" || re.Fields["field"] == nil {
 		t.Fatalf("invalid refusal: %#v", re)
 	}
+	if _, err := c.Call("zap", nil); err == nil {
+		t.Fatal("an unknown op was accepted")
+	} else if re := err.(*Error); re.Code != "invalid" || re.Message != `op is text: send one of "put", "get", "history", "list"` {
+		t.Fatalf("an unknown op must name the ops there are: %#v", re)
+	}
 	got, err := c.Get("tenant", "go/one", 0)
 	rec, _ := got["record"].(map[string]any)
 	if err != nil || rec["kind"] != "decision" || rec["body"].(map[string]any)["n"] != float64(1) || rec["writable"] != true {

@@ -58,7 +58,8 @@ class _Http:
         self.token = token
 
     def send(self, method: str, path: str, body: Optional[bytes] = None, content_type: Optional[str] = None) -> "tuple[int, bytes, str]":
-        headers = {"authorization": f"Bearer {self.token}"}
+        # Names this client, so a refusal that says what to call next names a call of this package.
+        headers = {"authorization": f"Bearer {self.token}", "x-custodian-client": "python"}
         if content_type:
             headers["content-type"] = content_type
         req = urllib.request.Request(self.base + path, data=body, method=method, headers=headers)

@@ -109,3 +109,19 @@ def test_agent_records_over_http():
     with pytest.raises(RecordsError) as refused:
         agent.query("questions", {"text": "When?"})
     assert refused.value.message.startswith("records: ") and refused.value.status == 400
+
+
+def test_an_unknown_op_names_the_ops_there_are(records):
+    with pytest.raises(RecordsError) as refused:
+        records.call("zap")
+    assert refused.value.code == "invalid" and refused.value.fields["field"] == "op"
+    assert refused.value.message == 'op is text: send one of "put", "get", "history", "list"'
+
+
+def test_an_undeclared_collection_is_declared_the_python_way():
+    agent = AgentRecords(SERVICE["url"], SERVICE["agent_key"], {"questions": {}})
+    with pytest.raises(RecordsError) as refused:
+        agent.get("answers", "a1")
+    assert (refused.value.status, refused.value.code) == (404, "not_found")
+    assert refused.value.message.startswith("records: no collection named answers: declare it in AgentRecords(url, key, collections=")
+    assert "createRecords" not in refused.value.message

@@ -49,7 +49,13 @@ const fieldsOf = (json: Record<string, unknown>) => Object.fromEntries(Object.en
  * program that serves another's calls (an MCP server). Refusals throw `RecordsError` as
  * `createRecords` does.
  */
-export const recordsClient = (url: string, key: string): RecordsTransport => {
+/**
+ * The surface a caller names itself as (the `x-custodian-client` header), so a refusal says what
+ * to call on that surface: this SDK's `createRecords`, or an MCP server's tools.
+ */
+export type Surface = 'typescript' | 'mcp';
+
+export const recordsClient = (url: string, key: string, surface: Surface = 'typescript'): RecordsTransport => {
   const base = url.replace(/\/+$/, '');
   let parsed: URL | null = null;
   try {
@@ -90,6 +96,7 @@ export const recordsClient = (url: string, key: string): RecordsTransport => {
         {
           authorization: `Bearer ${key}`,
           accept: 'application/json, application/x-ndjson',
+          'x-custodian-client': surface,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body === undefined ? undefined : JSON.stringify(body),

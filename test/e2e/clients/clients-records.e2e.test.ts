@@ -41,7 +41,7 @@ describe('the records clients against a running service', () => {
       CUSTODIAN_TEST_SERVICE: JSON.stringify({ meta, url: svc.url, agent_key: key }),
       PYTHONPATH: CLIENTS_PYTHON,
     });
-    expect(r.output).toMatch(/10 passed/);
+    expect(r.output).toMatch(/12 passed/);
     expect(r.status, r.output).toBe(0);
   });
 

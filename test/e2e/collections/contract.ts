@@ -69,7 +69,10 @@ export const recordsContract = (form: RecordsForm) =>
 
     it('refuses an undeclared collection and an undeclared query field with what to change', async () => {
       const r = await agent();
-      await expectRefusal(r.put('orders', 'o1', {}), 'records: no collection named orders: declare it in createRecords({ collections })');
+      await expectRefusal(
+        r.put('orders', 'o1', {}),
+        'records: no collection named orders: declare it in createRecords({ collections: { "orders": { people: [], fields: [] } } })',
+      );
       await expectRefusal(r.query('questions', { askedAt: 1 }), 'records: questions cannot be queried by askedAt: declare it in fields');
     });
 

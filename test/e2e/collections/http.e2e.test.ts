@@ -57,7 +57,13 @@ describe('agent records over HTTP', () => {
     expect((await call('POST', '/v1/agent/records/questions/query', { where: { status: 'waiting' } })).body.entries).toHaveLength(1);
     const before = await service.lastPosition();
     for (const [method, path, body, status, message] of [
-      ['PUT', '/v1/agent/records/orders/o1', { value: {} }, 404, 'records: no collection named orders: declare it in createRecords({ collections })'],
+      [
+        'PUT',
+        '/v1/agent/records/orders/o1',
+        { value: {} },
+        404,
+        'records: no collection named orders: declare it first: PUT /v1/agent/collections with {"collections": {"orders": {"people": [], "fields": []}}}',
+      ],
       ['PUT', '/v1/agent/records/questions/q2', { value: [1] }, 400, 'records: value is not a JSON object: put a plain object such as { "status": "waiting" }'],
       ['POST', '/v1/agent/records/questions/query', { where: { askedAt: 1 } }, 400, 'records: questions cannot be queried by askedAt: declare it in fields'],
       ['POST', '/v1/agent/records/questions/query', { limit: 101 }, 400, 'records: limit 101 is out of range: ask for 1 to 100 entries and page with after'],

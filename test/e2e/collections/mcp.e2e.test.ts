@@ -81,7 +81,10 @@ describe('custodian mcp', () => {
     const r = await call('records_put', { collection: 'questions', id: 'big', value: { text: 'x'.repeat(65_537) } });
     expect(r).toEqual({ isError: true, text: expect.stringMatching(/^records: value is 65,5\d\d bytes as JSON: keep it to 65,536 bytes or less$/) });
     const unknown = await call('records_put', { collection: 'orders', id: 'o1', value: {} });
-    expect(unknown).toEqual({ isError: true, text: 'records: no collection named orders: declare it in createRecords({ collections })' });
+    expect(unknown).toEqual({
+      isError: true,
+      text: 'records: no collection named orders: declare it first with the records_declare tool: {"collections": {"orders": {"people": [], "fields": []}}}',
+    });
     expect(await service.lastPosition()).toBe(before);
   });
 

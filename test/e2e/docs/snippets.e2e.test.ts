@@ -1,16 +1,18 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../../support/npm-start.ts';
-import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
-import { blocksOf, documents, firstRecordBlock, RUN_TAGS, SHOWN_TAGS, type Block } from '../../support/snippets.ts';
+import { ADMIN_KEY, startTestService } from '../../support/service.ts';
+import { blocksOf, documents, firstRecordBlock, READING_ORDER, RUN_TAGS, SHOWN_TAGS, type Block } from '../../support/snippets.ts';
 
 /**
  * Every snippet a user reads is run, so the documents cannot drift from the service. The rule
  * is the block's tag (test/support/snippets.ts): each page's `sh` and `ts` blocks run in order,
  * in one bash in the checkout, after the README's first-record block (as the pages tell a reader
- * to do), against a fresh service; `json` blocks parse; `text` blocks are shown, never run.
+ * to do), against a fresh service; and every guide's blocks run once more one after another, in
+ * reading order, in one bash against one service, as a reader who follows them all does. `json`
+ * blocks parse; `text` blocks are shown, never run.
  */
 const pages = documents();
 const all = pages.flatMap((p) => blocksOf(p));
@@ -28,6 +30,9 @@ const scriptOf = (page: string, blocks: readonly Block[]) =>
     })
     .join('\n');
 
+const runnableBlocks = (page: string) => blocksOf(page).filter((b) => b.tag === 'sh' || b.tag === 'ts');
+const outputName = (page: string) => page.replace(/[^A-Za-z0-9]+/g, '-');
+
 /** Asynchronous: the service answers from this very process, so it must not be blocked. */
 const bash = (script: string, env: NodeJS.ProcessEnv) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -36,7 +41,7 @@ const bash = (script: string, env: NodeJS.ProcessEnv) =>
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 480_000);
     child.once('close', (status) => {
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
@@ -67,39 +72,66 @@ describe('the fenced blocks of README.md and docs/', () => {
   });
 });
 
+/**
+ * The script against a fresh service, in one bash; what it printed is kept for a person to
+ * compare with the pages (test-output is not committed). Passes only with exit 0 and no stderr.
+ */
+const runAgainstFreshService = async (name: string, script: string, blocks: readonly Block[]) => {
+  const service = await startTestService({ testClock: true });
+  try {
+    const run = await bash(`set -euo pipefail\n${script}`, {
+      ...process.env,
+      PORT: new URL(service.url).port,
+      CUSTODIAN_URL: service.url,
+      CUSTODIAN_ADMIN_KEY: ADMIN_KEY,
+      CUSTODIAN_LOG_FORMAT: 'json',
+    });
+    mkdirSync(path.join(REPO, 'test-output', 'snippets'), { recursive: true });
+    writeFileSync(path.join(REPO, 'test-output', 'snippets', `${name}.out`), `${run.stdout}\n--- stderr\n${run.stderr}`);
+    console.log(`snippets: ${name}: ${blocks.filter((b) => b.tag === 'sh').length} sh and ${blocks.filter((b) => b.tag === 'ts').length} ts blocks ran`);
+    expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-4000), stdout: run.status === 0 ? '' : run.stdout.slice(-4000) }).toEqual({
+      status: 0,
+      stderr: '',
+      stdout: '',
+    });
+  } finally {
+    await service.stop();
+  }
+};
+
 describe('the sh and ts blocks of each page, run against a service', () => {
-  let service: TestService;
-  beforeAll(async () => {
+  beforeAll(() => {
     mkdirSync(SNIPPETS, { recursive: true });
   });
-  afterAll(async () => service?.stop());
 
-  const runnable = pages.filter((p) => p !== 'README.md' && blocksOf(p).some((b) => b.tag === 'sh' || b.tag === 'ts'));
+  const runnable = pages.filter((p) => p !== 'README.md' && runnableBlocks(p).length > 0);
   it.each(runnable)(
-    '%s',
+    "%s, after the README's first record",
     async (page) => {
-      await service?.stop();
-      service = await startTestService({ testClock: true });
-      const blocks = blocksOf(page).filter((b) => b.tag === 'sh' || b.tag === 'ts');
-      const port = new URL(service.url).port;
-      const run = await bash(`set -euo pipefail\n${firstRecordBlock()}\n${scriptOf(page, blocks)}`, {
-        ...process.env,
-        PORT: port,
-        CUSTODIAN_URL: service.url,
-        CUSTODIAN_ADMIN_KEY: ADMIN_KEY,
-        CUSTODIAN_LOG_FORMAT: 'json',
-      });
-      // What the page printed, for a person to compare with the page (test-output is not committed).
-      mkdirSync(path.join(REPO, 'test-output', 'snippets'), { recursive: true });
-      writeFileSync(path.join(REPO, 'test-output', 'snippets', `${page.replace(/[^A-Za-z0-9]+/g, '-')}.out`), `${run.stdout}\n--- stderr\n${run.stderr}`);
-      console.log(`snippets: ${page}: ${blocks.filter((b) => b.tag === 'sh').length} sh and ${blocks.filter((b) => b.tag === 'ts').length} ts blocks ran`);
-      expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr.slice(-4000), stdout: run.status === 0 ? '' : run.stdout.slice(-4000) }).toEqual({
-        status: 0,
-        stderr: '',
-        stdout: '',
-      });
+      const blocks = runnableBlocks(page);
+      await runAgainstFreshService(outputName(page), `${firstRecordBlock()}\n${scriptOf(page, blocks)}`, blocks);
     },
     300_000,
+  );
+});
+
+describe('every guide, one after another in reading order, in one shell against one service', () => {
+  beforeAll(() => {
+    mkdirSync(SNIPPETS, { recursive: true });
+  });
+
+  it('puts the README and every guide in the reading order', () => {
+    expect([...READING_ORDER].sort()).toEqual(['README.md', ...pages.filter((p) => p.startsWith('docs/guides/'))].sort());
+  });
+
+  it(
+    READING_ORDER.join(', then '),
+    async () => {
+      const blocks = READING_ORDER.flatMap((page) => runnableBlocks(page));
+      const script = READING_ORDER.map((page) => scriptOf(page, runnableBlocks(page))).join('\n');
+      await runAgainstFreshService('reading-order', script, blocks);
+    },
+    600_000,
   );
 });
 

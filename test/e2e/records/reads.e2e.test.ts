@@ -87,6 +87,19 @@ describe('list options', () => {
     }
   });
 
+  it('answers next only when more is true, fitted or not', async () => {
+    const first = await w.rec({ op: 'list', list: { limit: 2 } });
+    expect(first.body).toMatchObject({ more: true, next: expect.any(String) });
+    const last = await w.rec({ op: 'list', list: { limit: 200 } });
+    expect(last.body.more).toBe(false);
+    expect(last.body).not.toHaveProperty('next');
+    const fitted = await w.rec({ op: 'list', list: { limit: 200 }, view: 'summary', budget: 5_000 });
+    expect(fitted.body).toMatchObject({ more: false, fit: expect.any(Object) });
+    expect(fitted.body).not.toHaveProperty('next');
+    const cut = await w.rec({ op: 'list', list: { limit: 200 }, view: 'full', budget: 1 });
+    expect(cut.body).toMatchObject({ more: true, next: expect.any(String) });
+  });
+
   it('finds records by dedupe text in one scope', async () => {
     expect(keys(await w.rec({ op: 'list', list: { scopes: ['project:a'], dedupe: 'green' } }))).toEqual(['avocado']);
     expect(keys(await w.rec({ op: 'list', list: { scopes: ['project:a'], dedupe: 'blue' } }))).toEqual([]);

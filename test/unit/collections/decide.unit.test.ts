@@ -162,8 +162,8 @@ describe('agent collections decider: declarations', () => {
 });
 
 describe('agent collections decider: puts', () => {
-  it('refuses a put into a collection never declared, naming what to change', () => {
-    given([]).when(put('q1', {})).then({ error: 'not_found', message: 'records: no collection named questions: declare it in createRecords({ collections })' });
+  it('refuses a put into a collection never declared, naming it (the message is made for the surface that asked)', () => {
+    given([]).when(put('q1', {})).then({ error: 'not_found', what: 'collection', collection: 'questions' });
   });
 
   it('keeps createdAt from the first put when a value is replaced', () => {

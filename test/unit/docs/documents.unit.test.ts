@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventRegistry } from '../../../domain/events/registry.ts';
 import { REFUSAL_CODES } from '../../../domain/shared/refusal.ts';
+import { AUDIT_KINDS } from '../../../domain/audit/kinds.ts';
 import { STATUS } from '../../../adapters/http/status.ts';
 import { allEventSchemas, fieldsOf } from '../../support/event-fields.ts';
 import { REPO } from '../../support/npm-start.ts';
@@ -102,6 +103,23 @@ describe('docs/reference/events.md', () => {
     expect(fieldsOf(schema.codec).length).toBeGreaterThan(0);
     for (const field of fieldsOf(schema.codec)) expect(s, field).toContain(`\`${field}\``);
     for (const from of Object.keys(schema.upcasters ?? {})) expect(s).toContain(`v${from} → v${Number(from) + 1}`);
+  });
+});
+
+describe('docs/guides/auditors.md', () => {
+  const text = read('docs/guides/auditors.md');
+  // The rows of the table of kinds: `| \`a\`, \`b\` | written when |`.
+  const tabled = text
+    .split('\n')
+    .filter((l) => /^\| `[a-z_]+`/.test(l))
+    .flatMap((l) => [...l.split('|')[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!));
+
+  it.each([...AUDIT_KINDS])('the table of kinds says when %s is written', (kind) => {
+    expect(tabled).toContain(kind);
+  });
+
+  it('names no kind an entry never has', () => {
+    expect(tabled.filter((k) => !(AUDIT_KINDS as readonly string[]).includes(k))).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { decidePut, type PutRecord } from '../../../domain/records/decide.ts';
 import { DAY_MS, MAX_LIVE_PER_SCOPE } from '../../../domain/records/rules.ts';
-import { countsUnderCaps, evolveScope, initialScopeState, newest, type OpenedRecordEvent, type ScopeState } from '../../../domain/records/state.ts';
+import { countsUnderCaps, evolveScope, initialScopeState, isLive, newest, type OpenedRecordEvent, type ScopeState } from '../../../domain/records/state.ts';
 import { crossesWall, mayRead } from '../../../domain/records/visibility.ts';
 import { specify } from '../../support/decider.ts';
 import { fold, type Decider } from '../../../domain/shared/decider.ts';
@@ -74,6 +74,18 @@ describe('records decider: checks 5–12 in order', () => {
     given([])
       .when(put({ closed: true }))
       .then({ error: 'closed' });
+  });
+
+  it('closing is a version, not a lock: a closed record takes a later version, which opens it again (check 8 is only for a first version)', () => {
+    const { state, when } = given([put(), put({ expect: 1, closed: true })]);
+    const closed = newest(state.records.get('k'));
+    expect(closed).toMatchObject({ version: 2, closed: true });
+    expect(isLive(closed, NOW)).toBe(false);
+    const then = when(put({ expect: 2 })).accepted();
+    expect(then[0]!.data).toMatchObject({ version: 3, closed: false });
+    given([put(), put({ expect: 1, closed: true })])
+      .when(put({ expect: 2, closed: true }))
+      .accepted();
   });
 
   it('makes a data subject write person, and person sticky (check 9)', () => {
