@@ -10,7 +10,9 @@ import { RAW_TABLE } from './eventstore.ts';
  * single-row INSERT per POST (`/insert/v1/records`), and fastify with Emmett's PostgreSQL event
  * store, where a put is `CommandHandler` reading the record's stream, deciding and appending
  * (`/emmett/v1/records`). Both take Custodian's put body (`scope`, `record_key`, `body`,
- * `expect`) and its pool size (20). Driven over IPC like the service process.
+ * `expect`) and its pool size (20). Emmett's get (`/emmett/v1/records/get`, Custodian's get
+ * body: `scope`, `record_key`) folds the record's stream with `aggregateStream` and answers the
+ * record, or 404. Driven over IPC like the service process.
  */
 const POOL = 20;
 
@@ -28,6 +30,20 @@ const putSchema = {
     record_key: { type: 'string', minLength: 1, maxLength: 200 },
     body: { type: 'object' },
     expect: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+interface Get {
+  readonly scope: string;
+  readonly record_key: string;
+}
+const getSchema = {
+  type: 'object',
+  required: ['scope', 'record_key'],
+  properties: {
+    op: { const: 'get' },
+    scope: { type: 'string', minLength: 1, maxLength: 200 },
+    record_key: { type: 'string', minLength: 1, maxLength: 200 },
   },
 } as const;
 
@@ -57,6 +73,11 @@ const start = async (sqlUrl: string, emmettUrl: string) => {
       if (error instanceof StaleRecord) return reply.code(409).send({ error: 'stale', current: error.current });
       throw error;
     }
+  });
+  app.post<{ Body: Get }>('/emmett/v1/records/get', { schema: { body: getSchema } }, async (req, reply) => {
+    const record = await store.getRecord(`${req.body.scope}/${req.body.record_key}`);
+    if (record === null) return reply.code(404).send({ error: 'not_found' });
+    return { record: { scope: req.body.scope, key: req.body.record_key, version: record.version, body: record.body } };
   });
   return app.listen({ port: 0, host: '127.0.0.1' });
 };

@@ -7,6 +7,11 @@ type RecordPut = Event<'RecordPut', { body: Record<string, unknown>; version: nu
 interface RecordState {
   readonly version: number;
 }
+/** A record as its get answers it: the newest version and its body. */
+export interface RecordView {
+  readonly version: number;
+  readonly body: Record<string, unknown>;
+}
 /** The record's version is not the one the put expected: the caller answers 409. */
 export class StaleRecord extends Error {
   constructor(readonly current: number) {
@@ -24,6 +29,8 @@ export interface EmmettAppender {
    * version it read. The new version.
    */
   putRecord(stream: string, body: Record<string, unknown>, expect: number): Promise<number>;
+  /** A record's get as an Emmett user writes it: `aggregateStream` folds the record's stream. Null when it has none. */
+  getRecord(stream: string): Promise<RecordView | null>;
   close(): Promise<void>;
 }
 
@@ -71,6 +78,13 @@ export const openEmmett = async (url: string, max = 40): Promise<EmmettAppender 
       });
       return newState.version;
     };
+    const getRecord = async (stream: string) => {
+      const { state, streamExists } = await store.aggregateStream<RecordView | null, RecordPut>(stream, {
+        evolve: (_: RecordView | null, e: RecordPut): RecordView => ({ version: e.data.version, body: e.data.body }),
+        initialState: () => null,
+      });
+      return streamExists ? state : null;
+    };
     // The first append creates Emmett's schema: not part of any figure.
     await append(`warmup-${Date.now()}`, { n: 0 });
     for (const [oid, parser] of saved) pg.types.setTypeParser(oid, parser);
@@ -80,6 +94,7 @@ export const openEmmett = async (url: string, max = 40): Promise<EmmettAppender 
       pool: own,
       append,
       putRecord,
+      getRecord,
       async close() {
         await store.close();
         await own.end().catch(() => undefined);

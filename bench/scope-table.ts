@@ -3,9 +3,9 @@ export interface PhaseResult {
   readonly perSecond: number;
   readonly p50ms: number;
   readonly p99ms: number;
-  /** The serving process's CPU per put; null where no service runs (raw INSERT). */
-  readonly serviceMsPerPut: number | null;
-  readonly pgMsPerPut: number;
+  /** The serving process's CPU per op (put or get); null where no service runs (raw INSERT). */
+  readonly serviceMsPerOp: number | null;
+  readonly pgMsPerOp: number;
 }
 
 const mid = (xs: number[]) => {
@@ -17,25 +17,28 @@ const mid = (xs: number[]) => {
 
 /** Each figure's median over the passes (of two passes: their mean). */
 export const median = (rs: readonly PhaseResult[]): PhaseResult => {
-  const service = rs.map((r) => r.serviceMsPerPut).filter((v): v is number => v !== null);
+  const service = rs.map((r) => r.serviceMsPerOp).filter((v): v is number => v !== null);
   return {
     perSecond: mid(rs.map((r) => r.perSecond)),
     p50ms: mid(rs.map((r) => r.p50ms)),
     p99ms: mid(rs.map((r) => r.p99ms)),
-    serviceMsPerPut: service.length ? mid(service) : null,
-    pgMsPerPut: mid(rs.map((r) => r.pgMsPerPut)),
+    serviceMsPerOp: service.length ? mid(service) : null,
+    pgMsPerOp: mid(rs.map((r) => r.pgMsPerOp)),
   };
 };
 
 const thousands = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
-/** The section's markdown table: ratios against the Emmett row of the same client count. */
-export const markdownTable = (rows: readonly { label: string; clients: number; median: PhaseResult }[], emmettAt: (clients: number) => number): string => {
-  const lines = ['| row | clients | puts/s | × Emmett | p50 ms | p99 ms | service CPU ms/put | PostgreSQL CPU ms/put |', '|---|---|---|---|---|---|---|---|'];
-  for (const { label, clients, median: m } of rows)
+/**
+ * The section's markdown table. `base` is the ops/s of the row a row's ratio is against (the
+ * Emmett row of the same client count and op); `against` names it when it is not the put's.
+ */
+export const markdownTable = (rows: readonly { label: string; clients: number; median: PhaseResult; base: number; against?: string }[]): string => {
+  const lines = ['| row | clients | ops/s | × Emmett | p50 ms | p99 ms | service CPU ms/op | PostgreSQL CPU ms/op |', '|---|---|---|---|---|---|---|---|'];
+  for (const { label, clients, median: m, base, against } of rows)
     lines.push(
-      `| ${label} | ${clients} | ${thousands(m.perSecond)} | ${fixed(m.perSecond / emmettAt(clients), 2)} | ${fixed(m.p50ms, 1)} | ${fixed(m.p99ms, 1)} | ${m.serviceMsPerPut === null ? '—' : fixed(m.serviceMsPerPut, 2)} | ${fixed(m.pgMsPerPut, 2)} |`,
+      `| ${label} | ${clients} | ${thousands(m.perSecond)} | ${fixed(m.perSecond / base, 2)}${against ? ` (${against})` : ''} | ${fixed(m.p50ms, 1)} | ${fixed(m.p99ms, 1)} | ${m.serviceMsPerOp === null ? '—' : fixed(m.serviceMsPerOp, 2)} | ${fixed(m.pgMsPerOp, 2)} |`,
     );
   return lines.join('\n');
 };

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { newServiceKeys, provision, mintWith, refusalText, type BenchJob, type Json } from './api.ts';
 import { forkChild } from './child-ipc.ts';
 import { RAW_TABLE } from './eventstore.ts';
-import { measureFor, reportFailures, type Measured } from './harness.ts';
+import { measure, measureFor, reportFailures, type Measured } from './harness.ts';
 import { postgresCpuMs } from './pg-cpu.ts';
 import { post, startRemoteApi, type RemoteApi } from './remote-service.ts';
 import { mintTickets, type Tickets } from './scope-tickets.ts';
@@ -17,7 +17,9 @@ import { markdownTable, median, type PhaseResult } from './scope-table.ts';
  * this process, tickets minted before each phase, every service in a child process of its
  * own), Custodian beside what a user could build instead on the same PostgreSQL in the same
  * run. Custodian with all clients in one scope (`tenant`: one stream) and with one scope per
- * client (`project:c<n>`), at 8 and 32 clients. Each phase runs `BENCH_SECONDS` seconds;
+ * client (`project:c<n>`), at 8 and 32 clients; and at 8 clients gets of records that exist,
+ * Emmett's (`aggregateStream` over the record's stream) beside Custodian's audited get (each
+ * appends a read audit). Each phase runs `BENCH_SECONDS` seconds;
  * `BENCH_SCOPES_PASSES` passes (default 2) run the rows in alternating order, after each HTTP
  * service is warmed for `BENCH_SCOPES_WARMUP_S` seconds (default 2, untimed); the table shows
  * medians.
@@ -25,8 +27,11 @@ import { markdownTable, median, type PhaseResult } from './scope-table.ts';
 const BODY = { note: 'x'.repeat(200), n: 1 };
 const WARMUP_S = Number(process.env.BENCH_SCOPES_WARMUP_S ?? 2);
 const SETTLE_MS = 1000;
+/** Records each client's scope holds for a get phase, put before it (untimed). */
+const GET_KEYS = Number(process.env.BENCH_SCOPES_GET_KEYS ?? 50);
 
-type Kind = 'raw' | 'insert' | 'emmett' | 'shared' | 'own';
+type Kind = 'raw' | 'insert' | 'emmett' | 'shared' | 'own' | 'emmett-get' | 'get';
+const isGet = (kind: Kind) => kind === 'emmett-get' || kind === 'get';
 interface Row {
   readonly id: string;
   readonly label: string;
@@ -39,6 +44,8 @@ export const ROWS: readonly Row[] = [
   { id: 'emmett', label: "fastify + Emmett's PostgreSQL event store, `CommandHandler` (read the record's stream, decide, append)", kind: 'emmett', clients: 8 },
   { id: 'shared', label: 'Custodian, one scope for all clients (`tenant`)', kind: 'shared', clients: 8 },
   { id: 'own', label: 'Custodian, one scope per client (`project:c<n>`)', kind: 'own', clients: 8 },
+  { id: 'emmetget', label: "fastify + Emmett get (aggregate the record's stream)", kind: 'emmett-get', clients: 8 },
+  { id: 'get', label: 'Custodian audited get (records API `get` through a ticket, which appends a read audit)', kind: 'get', clients: 8 },
   { id: 'emmett32', label: 'fastify + Emmett `CommandHandler`', kind: 'emmett', clients: 32 },
   { id: 'shared32', label: 'Custodian, one scope for all clients (`tenant`)', kind: 'shared', clients: 32 },
   { id: 'own32', label: 'Custodian, one scope per client (`project:c<n>`)', kind: 'own', clients: 32 },
@@ -60,6 +67,30 @@ const httpClients = (clients: number) => new http.Agent({ keepAlive: true, maxSo
 const putter = (agent: http.Agent, url: string, token: string) => async (body: Json) => {
   const { status, answer } = await post(agent, url, token, body);
   if (status !== 200) throw new Error(refusalText('put', status, answer));
+};
+
+/** A get answered 200 with the record (a 200 without one is a failure too: every key got was put). */
+const gotRecord = (status: number, answer: Json) => {
+  if (status !== 200 || typeof answer.record !== 'object' || answer.record === null) throw new Error(refusalText('get', status, answer));
+};
+
+/**
+ * Before a get phase (untimed): `GET_KEYS` records in each client's scope (`project:c<n>`, keys
+ * `g<k>`), put through the service the phase reads; its failures printed like a phase's.
+ */
+const seed = async (row: Row, put: (client: number, scope: string, key: string) => Promise<unknown>) => {
+  const m = await measure(row.clients, row.clients * GET_KEYS, (c, i) =>
+    put(c, `project:c${i % row.clients}`, `g${Math.floor(i / row.clients)}`).then(() => undefined),
+  );
+  reportFailures(`seeding ${row.id} ×${row.clients}`, m);
+  // The puts' background work (the service's projection runner) out of the get phase's figures.
+  await sleep(SETTLE_MS);
+};
+
+/** Each client's next key in its own scope, round-robin over the keys seeded. */
+const roundRobin = (clients: number) => {
+  const next = new Array<number>(clients).fill(0);
+  return (c: number) => `g${next[c]!++ % GET_KEYS}`;
 };
 
 export const benchScopes = async (fresh: (name: string) => Promise<string>, seconds: number, passes: number) => {
@@ -89,13 +120,26 @@ export const benchScopes = async (fresh: (name: string) => Promise<string>, seco
           },
           done: () => undefined,
         };
-      if (row.kind === 'insert' || row.kind === 'emmett') {
+      if (row.kind === 'insert' || row.kind === 'emmett' || row.kind === 'emmett-get') {
         const agent = httpClients(row.clients);
-        const put = putter(agent, `${baseUrl}/${row.kind}/v1/records`, 'none');
+        const put = putter(agent, `${baseUrl}/${row.kind === 'insert' ? 'insert' : 'emmett'}/v1/records`, 'none');
+        const cpuMs = () => baseline.call<number>({ op: 'cpu' });
+        const done = () => agent.destroy();
+        if (row.kind !== 'emmett-get')
+          return { op: (c, i) => put({ op: 'put', scope: `project:c${c}`, record_key: `${tag}-${i}`, body: BODY, expect: 0 }), cpuMs, done };
+        await seed(row, (_, scope, key) => put({ op: 'put', scope, record_key: `${tag}-${key}`, body: BODY, expect: 0 }));
+        const keyOf = roundRobin(row.clients);
         return {
-          op: (c, i) => put({ op: 'put', scope: `project:c${c}`, record_key: `${tag}-${i}`, body: BODY, expect: 0 }),
-          cpuMs: () => baseline.call<number>({ op: 'cpu' }),
-          done: () => agent.destroy(),
+          op: async (c) => {
+            const { status, answer } = await post(agent, `${baseUrl}/emmett/v1/records/get`, 'none', {
+              op: 'get',
+              scope: `project:c${c}`,
+              record_key: `${tag}-${keyOf(c)}`,
+            });
+            gotRecord(status, answer);
+          },
+          cpuMs,
+          done,
         };
       }
       // Each Custodian phase on a tenant of its own: every phase starts from empty scopes (the
@@ -105,23 +149,33 @@ export const benchScopes = async (fresh: (name: string) => Promise<string>, seco
       // Enough tickets for the rate this row (or, before its first pass, its 8-client warm-up) reached, and a margin.
       const expected =
         rates.get(row.id) ?? rates.get(ROWS.find((r) => r.kind === row.kind && r.clients === 8)?.id ?? '') ?? Number(process.env.BENCH_SCOPES_RATE ?? 1000);
-      const tickets: Tickets = await mintTickets(() => mintWith(custodian.admin, job), row.clients, Math.ceil(expected * seconds * 1.3));
+      const seeded = isGet(row.kind) ? row.clients * GET_KEYS : 0;
+      const tickets: Tickets = await mintTickets(() => mintWith(custodian.admin, job), row.clients, Math.ceil(expected * seconds * 1.3) + seeded);
       const agent = httpClients(row.clients);
+      // A records request with the client's ticket; a refused one drops the ticket.
+      const request = async (c: number, body: Json) => {
+        const ticket = await tickets.take(c);
+        const { status, answer } = await post(agent, `${custodian.url}/v1/records`, ticket, body);
+        if (status !== 200) {
+          tickets.refused(c, ticket);
+          throw new Error(refusalText(String(body.op), status, answer));
+        }
+        return answer;
+      };
+      if (row.kind === 'get') {
+        await seed(row, (c, scope, key) => request(c, { op: 'put', scope, record_key: key, body: BODY, expect: 0 }));
+        const keyOf = roundRobin(row.clients);
+        return {
+          op: async (c) => gotRecord(200, await request(c, { op: 'get', scope: `project:c${c}`, record_key: keyOf(c) })),
+          cpuMs: () => custodian.cpuMs(),
+          done: () => agent.destroy(),
+          inlineMints: () => tickets.inlineMints(),
+        };
+      }
       const scopeOf = (c: number) => (row.kind === 'shared' ? 'tenant' : `project:c${c}`);
       return {
         op: async (c, i) => {
-          const ticket = await tickets.take(c);
-          const { status, answer } = await post(agent, `${custodian.url}/v1/records`, ticket, {
-            op: 'put',
-            scope: scopeOf(c),
-            record_key: `k${i}`,
-            body: BODY,
-            expect: 0,
-          });
-          if (status !== 200) {
-            tickets.refused(c, ticket);
-            throw new Error(refusalText('put', status, answer));
-          }
+          await request(c, { op: 'put', scope: scopeOf(c), record_key: `k${i}`, body: BODY, expect: 0 });
         },
         cpuMs: () => custodian.cpuMs(),
         check: async (answered) => {
@@ -152,27 +206,28 @@ export const benchScopes = async (fresh: (name: string) => Promise<string>, seco
       // The previous phase's background work (the service's projection runner) out of this one's figures.
       await sleep(SETTLE_MS);
       const prepared = await prepare(row, pass);
-      const database = dbOf(row.kind === 'emmett' ? emmettUrl : row.kind === 'raw' || row.kind === 'insert' ? sqlUrl : apiUrl);
+      const database = dbOf(row.kind === 'emmett' || row.kind === 'emmett-get' ? emmettUrl : row.kind === 'raw' || row.kind === 'insert' ? sqlUrl : apiUrl);
       const pg0 = postgresCpuMs(database);
       const svc0 = await prepared.cpuMs?.();
       const m: Measured = await measureFor(row.clients, seconds, prepared.op);
       const svc1 = await prepared.cpuMs?.();
       const pgMs = postgresCpuMs(database) - pg0;
       prepared.done();
-      const puts = m.ops + [...m.failures.values()].reduce((a, b) => a + b, 0);
+      const ops = m.ops + [...m.failures.values()].reduce((a, b) => a + b, 0);
       const result: PhaseResult = {
         perSecond: m.perSecond,
         p50ms: m.p50ms,
         p99ms: m.p99ms,
-        serviceMsPerPut: svc0 === undefined || svc1 === undefined ? null : (svc1 - svc0) / Math.max(puts, 1),
-        pgMsPerPut: pgMs / Math.max(puts, 1),
+        serviceMsPerOp: svc0 === undefined || svc1 === undefined ? null : (svc1 - svc0) / Math.max(ops, 1),
+        pgMsPerOp: pgMs / Math.max(ops, 1),
       };
       rates.set(row.id, Math.max(rates.get(row.id) ?? 0, m.perSecond));
       const mints = prepared.inlineMints?.() ?? 0;
+      const op = isGet(row.kind) ? 'get' : 'put';
       console.log(
-        `  pass ${pass} ${row.id.padEnd(8)} ×${row.clients}: ${m.ops} puts in ${m.seconds.toFixed(1)} s = ${m.perSecond.toFixed(0)}/s, p50 ${m.p50ms.toFixed(1)} ms, p99 ${m.p99ms.toFixed(1)} ms` +
-          (result.serviceMsPerPut === null ? '' : `, service ${result.serviceMsPerPut.toFixed(2)} ms/put`) +
-          `, PostgreSQL ${result.pgMsPerPut.toFixed(2)} ms/put${mints ? `, ${mints} tickets minted during the phase` : ''}`,
+        `  pass ${pass} ${row.id.padEnd(8)} ×${row.clients}: ${m.ops} ${op}s in ${m.seconds.toFixed(1)} s = ${m.perSecond.toFixed(0)}/s, p50 ${m.p50ms.toFixed(1)} ms, p99 ${m.p99ms.toFixed(1)} ms` +
+          (result.serviceMsPerOp === null ? '' : `, service ${result.serviceMsPerOp.toFixed(2)} ms/${op}`) +
+          `, PostgreSQL ${result.pgMsPerOp.toFixed(2)} ms/${op}${mints ? `, ${mints} tickets minted during the phase` : ''}`,
       );
       reportFailures(`${row.id} ×${row.clients} pass ${pass}`, m);
       if (prepared.check) {
@@ -183,16 +238,24 @@ export const benchScopes = async (fresh: (name: string) => Promise<string>, seco
       results.set(row.id, [...(results.get(row.id) ?? []), result]);
     };
 
-    console.log(`\nOne scope, many clients: new-record puts, ${seconds} s a phase, ${passes} passes in alternating order (medians)`);
+    console.log(
+      `\nOne scope, many clients: new-record puts, and gets of ${GET_KEYS} records a client put before the phase, ${seconds} s a phase, ${passes} passes in alternating order (medians)`,
+    );
     console.log('  (every service in a child process of its own; clients here over keep-alive node:http; tickets minted before each phase)');
     for (const row of ROWS.filter((r) => r.clients === 8 && r.kind !== 'raw')) await warmUp(row);
     for (let pass = 1; pass <= passes; pass++) {
       const order = pass % 2 === 1 ? ROWS : [...ROWS].reverse();
       for (const row of order) await runPhase(row, pass);
     }
+    // A put's ratio is against Emmett's put, a get's against Emmett's get, at the same client count.
+    const emmettAt = (kind: Kind, clients: number) => median(results.get(ROWS.find((r) => r.kind === kind && r.clients === clients)?.id ?? '') ?? []).perSecond;
     const table = markdownTable(
-      ROWS.map((row) => ({ ...row, median: median(results.get(row.id) ?? []) })),
-      (clients) => median(results.get(ROWS.find((r) => r.kind === 'emmett' && r.clients === clients)?.id ?? '') ?? []).perSecond,
+      ROWS.map((row) => ({
+        ...row,
+        median: median(results.get(row.id) ?? []),
+        base: emmettAt(isGet(row.kind) ? 'emmett-get' : 'emmett', row.clients),
+        ...(isGet(row.kind) ? { against: 'get' } : {}),
+      })),
     );
     console.log(`\n${table}`);
     console.log('\nRecords readable after each Custodian phase against its 200 answers (not timed):');
