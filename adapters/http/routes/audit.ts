@@ -11,7 +11,7 @@ import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
 import { statusOf } from '../status.ts';
 import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
-import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs, okIn, refusals } from '../responses.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
@@ -45,7 +45,7 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: "the tenant's audit stream as JSON Lines, oldest first, filtered",
-        response: okAs('application/x-ndjson', 'JSON Lines, one audit entry a line'),
+        response: { ...okAs('application/x-ndjson', 'JSON Lines, one audit entry a line'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -68,7 +68,10 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: 'the signed tree head: JSON, or with Accept: text/plain the C2SP signed note with every witness cosignature',
-        response: ok(Answers.checkpoint, 'the checkpoint'),
+        response: {
+          ...okIn({ 'application/json': Answers.checkpoint, 'text/plain': z.string() }, 'the checkpoint: JSON, or the signed note (Accept: text/plain)'),
+          ...refusals(404),
+        },
       },
     },
     async (req, reply) => {
@@ -91,7 +94,7 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: 'an inclusion proof (leaf, size) or a consistency proof (from, to)',
-        response: ok(Answers.proof, 'the proof'),
+        response: { ...ok(Answers.proof, 'the proof'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -132,7 +135,7 @@ export const auditCosignRoutes = (admin: FastifyInstance, deps: { witnesses: Wit
           summary: 'keep witness cosignatures of a checkpoint (text/plain: the cosigned note)',
           consumes: ['text/plain'],
           body: z.string().meta({ description: 'the checkpoint note with the witnesses’ cosignature lines' }),
-          response: okAs('text/plain', 'the note with every cosignature kept'),
+          response: { ...okAs('text/plain', 'the note with every cosignature kept'), ...refusals(404, 409) },
         },
       },
       async (req, reply) => {
