@@ -10,20 +10,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
 import { statusOf } from '../status.ts';
-import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
+import { AuditQuery, plainDecimal, ProofQuery, TenantParams } from '../schemas.ts';
 import { Answers, bodyCheckedByHandler, ok, okAs, okIn, refusals } from '../responses.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
 
 /** `?size=n`: a plain decimal (no sign, exponent or spaces), the checkpoint of the tree at that size. */
-const CheckpointQuery = z.strictObject({
-  size: z
-    .string()
-    .regex(/^(0|[1-9][0-9]{0,15})$/, 'a tree size is a plain decimal')
-    .transform(Number)
-    .optional(),
-});
+const CheckpointQuery = z.strictObject({ size: plainDecimal('size, a tree size', 0, Number.MAX_SAFE_INTEGER).optional() });
 
 /** The note when the caller asks for text (`Accept: text/plain`, as note and checkpoint tools do), else JSON. */
 const wantsNote = (req: FastifyRequest) => {
