@@ -111,7 +111,8 @@ describe('bodies', () => {
   });
 
   it('ending a job or a call needs no body', async () => {
-    for (const path of ['/v1/tenants/{t}/jobs/{id}/end', '/v1/tenants/{t}/jobs/{id}/calls/{call}/end']) expect(doc.paths[path].post.requestBody.required).toBe(false);
+    for (const path of ['/v1/tenants/{t}/jobs/{id}/end', '/v1/tenants/{t}/jobs/{id}/calls/{call}/end'])
+      expect(doc.paths[path].post.requestBody.required).toBe(false);
     const started = await svc.admin('POST', '/v1/tenants/acme/jobs', { id: 'j1', agent: 'scribe', plugin: 'notes', subject: 'user:ada' });
     expect(started.status).toBe(201);
     expect((await svc.admin('POST', '/v1/tenants/acme/jobs/j1/end')).status).toBe(200);

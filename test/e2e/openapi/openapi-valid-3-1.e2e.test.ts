@@ -54,12 +54,7 @@ describe('the OpenAPI document', () => {
   it.skipIf(noValidator !== null)('passes openapi-spec-validator', () => {
     const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
-    const check = [
-      'import json, sys',
-      'from openapi_spec_validator import validate',
-      'validate(json.load(open(sys.argv[1])))',
-      'print("valid")',
-    ].join('\n');
+    const check = ['import json, sys', 'from openapi_spec_validator import validate', 'validate(json.load(open(sys.argv[1])))', 'print("valid")'].join('\n');
     const r = spawnSync(python(), ['-c', check, file], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('valid');

@@ -67,7 +67,7 @@ describe('schemathesis against the running service', () => {
           '--report-dir',
           join(dir, 'report'),
         ],
-        { PYTHONPATH: HOOKS, SCHEMATHESIS_HOOKS: 'custodian_auth', CUSTODIAN_URL: svc.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY },
+        { PYTHONPATH: HOOKS, PYTHONDONTWRITEBYTECODE: '1', SCHEMATHESIS_HOOKS: 'custodian_auth', CUSTODIAN_URL: svc.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY },
       );
       const reports = readdirSync(join(dir, 'report')).filter((f) => f.endsWith('.json'));
       expect(reports, r.output).toHaveLength(1);
