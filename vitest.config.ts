@@ -12,6 +12,7 @@ const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
  * of these started last would run on alone while the other worker sits idle.
  */
 const SLOWEST = [
+  'test/e2e/openapi/schemathesis-finds-nothing.e2e.test.ts',
   'test/e2e/compliance/holds-runs-puts-interleaved.e2e.test.ts',
   'test/e2e/docs/snippets.e2e.test.ts',
   'test/e2e/collections/contract.e2e.test.ts',

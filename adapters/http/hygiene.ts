@@ -17,7 +17,7 @@ export { MAX_DEPTH };
  * change and silently drops it. Refusing the three names keeps a stored body exactly what
  * was acknowledged.
  */
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 // A high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonValue } from './json-value.ts';
 import { MAX_LIST_LIMIT, RECORD_KEY, RECORD_SCOPE } from '../../domain/records/rules.ts';
 
 /** The records API request shapes (SPEC §4 check 3). Unknown fields are refused. */
@@ -11,7 +12,7 @@ export const PutOp = z.strictObject({
   op: z.literal('put'),
   scope,
   record_key: key,
-  body: z.record(z.string(), z.json()),
+  body: z.record(z.string(), JsonValue),
   expect: z.number().int().min(0),
   kind: word.optional(),
   state: word.optional(),
@@ -42,7 +43,13 @@ export const ListOptions = z
     newest_in: z.boolean().optional(),
   })
   .refine((o) => o.dedupe === undefined || o.scopes?.length === 1, { message: 'dedupe needs exactly one scope in scopes', path: ['dedupe'] })
-  .refine((o) => !o.newest_in || o.states !== undefined, { message: 'newest_in needs states', path: ['newest_in'] });
+  .refine((o) => !o.newest_in || o.states !== undefined, { message: 'newest_in needs states', path: ['newest_in'] })
+  // The two rules above, as the document says them.
+  .meta({
+    dependentSchemas: { dedupe: { required: ['scopes'], properties: { scopes: { maxItems: 1 } } } },
+    if: { required: ['newest_in'], properties: { newest_in: { const: true } } },
+    then: { required: ['states'] },
+  });
 
 export const ListOp = z.strictObject({ op: z.literal('list'), list: ListOptions.optional() });
 

@@ -20,7 +20,10 @@ export const RefusalBody = z
     allowed: z.array(z.string()).optional().meta({ description: 'for an unknown field: the fields allowed there' }),
     job_purpose: z.string().optional().meta({ description: "the records, files and results routes: the job's purpose ('' for no job)" }),
   })
-  .meta({ description: 'Every refusal, on every route. Other fields a code carries (current, limit, cap, key, version, …) are named with that code.' });
+  .meta({
+    id: 'Refusal',
+    description: 'Every refusal, on every route. Other fields a code carries (current, limit, cap, key, version, …) are named with that code.',
+  });
 
 /** A JSON success answer. */
 // Typed loosely on purpose: a documented answer does not type (or check) what the handler sends.
@@ -31,6 +34,11 @@ export const okAs = (type: string, description: string, schema: z.ZodType = z.st
   [status]: { description, content: { [type]: { schema } } },
 });
 
+/** A success answer in one of several media types (the request says which: Accept, or a query field). */
+export const okIn = (content: Record<string, z.ZodType>, description: string, status = 200): Record<string, unknown> => ({
+  [status]: { description, content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema }])) },
+});
+
 /**
  * For a route whose body its handler checks itself (after the ticket gate, or raw bytes):
  * the body schema documents it, params and query are still validated here.
@@ -38,11 +46,33 @@ export const okAs = (type: string, description: string, schema: z.ZodType = z.st
 export const bodyCheckedByHandler = <S>(route: FastifyRouteSchemaDef<S>) =>
   route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : (validatorCompiler as unknown as FastifySchemaCompiler<S>)(route);
 
-/** The refusals every route may answer, beside its own success. */
-export const withRefusalResponses = (response: Record<string, unknown>) => ({
+/** What each refusal status means; the body (`Refusal`) names the code and what to change. */
+const REFUSAL_STATUSES = {
+  400: 'invalid (a field, the path or the query string; the body says which and what to send), closed or ends_at',
+  401: 'no credential, or one not accepted here (unauthorized, ticket)',
+  403: 'the credential may not do this: revoked, scope, purpose, person_off, person_scope, job_not_running, widening_refused, envelope_invalid, label_wall or withheld',
+  404: 'not_found: the tenant, job, call, hold, record, file or stream named does not exist',
+  409: 'the current state refuses it: already_exists, stale, duplicate, full, held, not_empty, forgotten, files_held or tampered',
+  413: 'too_large or result_too_large: the body is larger than this route takes',
+  415: 'unsupported_media_type: send the media type this route takes',
+  429: 'requests: the call has made all the requests it may',
+  503: 'unavailable: the database does not answer',
+} as const;
+export type RefusalStatus = keyof typeof REFUSAL_STATUSES;
+
+/** The refusals a route answers beyond those every route of its kind does (see `withRefusalResponses`). */
+export const refusals = (...statuses: RefusalStatus[]): Record<string, unknown> =>
+  Object.fromEntries(statuses.map((s) => [s, { description: REFUSAL_STATUSES[s], content: { 'application/json': { schema: RefusalBody } } }]));
+
+/**
+ * The refusals a route may answer, beside its own success and the refusals it declared: 400
+ * on every route (the path and query string are checked everywhere); 401 and 503 on every
+ * route that takes a credential and reads the database; 413 and 415 on every route that reads a
+ * body.
+ */
+export const withRefusalResponses = (response: Record<string, unknown>, route: { readonly body: boolean; readonly public: boolean }) => ({
+  ...refusals(400, ...(route.public ? [] : ([401, 503] as const)), ...(route.body ? ([413, 415] as const) : [])),
   ...response,
-  '4XX': RefusalBody,
-  '5XX': RefusalBody,
 });
 
 /** Whether a route declares a success answer (2xx) of its own. */
@@ -89,7 +119,7 @@ export const RecordsAnswer = z.union([
 
 const Entry = z.object({ id: z.string(), value: z.unknown(), createdAt: ms, updatedAt: ms });
 export const AgentAnswers = {
-  collections: loose({ collections: z.record(z.string(), loose({ people: z.array(z.string()), fields: z.array(z.string()) })) }),
+  collections: loose({ collections: z.array(z.string()).meta({ description: 'the names of the collections declared' }) }),
   put: loose({ createdAt: ms, updatedAt: ms }),
   get: z.object({ value: z.unknown(), createdAt: ms, updatedAt: ms }),
   query: loose({ entries: z.array(Entry) }).meta({ description: 'entries oldest first; a fitted answer adds fit, more and next' }),

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { JsonValue } from './json-value.ts';
 import { AUDIT_KINDS } from '../../domain/audit/kinds.ts';
 import { TimeParam } from './time-param.ts';
 import { FitParams } from './fit-params.ts';
 import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
+import { SUBJECT_PATTERNS } from '../../domain/shared/subjects.ts';
+import { FILE_REF } from '../../domain/files/ref.ts';
 
 /** The admin API's request shapes (SPEC §5). Unknown fields are refused everywhere. */
 
@@ -20,6 +23,8 @@ const recordScope = z
   .regex(/^(tenant|project:[A-Za-z0-9._-]{1,100}|agent:[A-Za-z0-9._/-]{1,100})$/, 'a scope is tenant, project:<name> or agent:<name>');
 const purpose = z.string().max(256);
 const name = z.string().min(1).max(200);
+/** A subject (`user:ada`): its one spelling is checked where it is used; the document gives the rule as patterns. */
+const subject = name.meta({ allOf: SUBJECT_PATTERNS.map((pattern) => ({ pattern })) });
 
 export const TenantSettingsPatch = z.strictObject({
   default_end_days: days.optional(),
@@ -48,7 +53,7 @@ export const TenantSettingsPatch = z.strictObject({
   grants: z.record(z.string().regex(PLUGIN_NAME), z.array(grantScope).max(1000)).optional(),
   start_roles: z.array(name).max(1000).optional(),
   start_teams: z.array(name).max(1000).optional(),
-  people: z.record(name, z.strictObject({ roles: z.array(name).max(1000), teams: z.array(name).max(1000) })).optional(),
+  people: z.record(subject, z.strictObject({ roles: z.array(name).max(1000), teams: z.array(name).max(1000) })).optional(),
   /** How deep a job may delegate when its start sets no max_depth; null: no bound. */
   max_depth: z.number().int().min(0).max(32).nullable().optional(),
   /** SPEC §13 offloading: the default threshold and the ceiling, in tokens; null: none. */
@@ -74,8 +79,9 @@ export const InstallPluginBody = z.strictObject({
     .array(z.enum(['agent', 'project', 'tenant']))
     .max(3)
     .optional(),
-  functions: z.array(z.string().regex(FUNCTION_NAME, 'a function name is 1–127 of [A-Za-z0-9._-]')).max(500),
-  agents: z.array(z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]')).max(200),
+  // Each listed once: the install refuses a name listed twice (and says which).
+  functions: z.array(z.string().regex(FUNCTION_NAME, 'a function name is 1–127 of [A-Za-z0-9._-]')).max(500).meta({ uniqueItems: true }),
+  agents: z.array(z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]')).max(200).meta({ uniqueItems: true }),
   startup: z.string().regex(FUNCTION_NAME).optional(),
   request_id: requestId.optional(),
 });
@@ -84,8 +90,8 @@ export const StartJobBody = z.strictObject({
   id: z.string().regex(JOB_ID, 'a job id is 1–128 of [A-Za-z0-9._-]').optional(),
   agent: z.string().regex(AGENT_NAME, 'an agent name is 1–63 of [A-Za-z0-9._-]'),
   plugin: z.string().regex(PLUGIN_NAME, 'a plugin name is 1–63 of [a-z0-9_-]'),
-  subject: name,
-  input: z.json().optional(),
+  subject,
+  input: JsonValue.optional(),
   purpose: z.union([z.literal(''), z.string().regex(NAMED_PURPOSE, 'a named purpose is <origin>:<id>, e.g. routine:nightly')]).optional(),
   data_subject: name.optional(),
   labels: z.array(label).max(64).optional(),
@@ -103,7 +109,7 @@ export const StartJobBody = z.strictObject({
   /** SPEC §13: the tokens a result may weigh before it is offloaded, or "off". */
   offload: z.union([offloadTokens, z.literal('off')]).optional(),
   /** SPEC §13: files another tree stored, handed to the new job's tree. */
-  files: z.array(z.string().max(200)).max(100).optional(),
+  files: z.array(z.string().regex(FILE_REF, 'a file is oz0-file:sha256:<64 hex digits>')).max(100).optional(),
 });
 
 export const MintCallBody = z.strictObject({
@@ -137,7 +143,7 @@ export const RevocationsBody = z.strictObject({
         z.strictObject({ kind: z.literal('api_key_revoked'), key: who }),
         z.strictObject({
           kind: z.literal('person_change'),
-          person: who,
+          person: who.meta({ allOf: SUBJECT_PATTERNS.map((pattern) => ({ pattern })) }),
           remove_roles: z.array(who).max(1000).optional(),
           remove_teams: z.array(who).max(1000).optional(),
         }),
@@ -163,7 +169,8 @@ export const HoldBody = z.strictObject({
       data_subject: name.optional(),
       job: z.string().regex(JOB_ID).optional(),
     })
-    .refine((s) => Object.keys(s).length > 0, { message: 'a selector names at least one of tenant, plugin, scope, record, data_subject, job' }),
+    .refine((s) => Object.keys(s).length > 0, { message: 'a selector names at least one of tenant, plugin, scope, record, data_subject, job' })
+    .meta({ minProperties: 1 }),
   reason: z.string().min(1).max(2000),
 });
 export const HoldParams = TenantParams.extend({ hold: z.string().uuid() });
@@ -180,13 +187,21 @@ export const ExportQuery = z.strictObject({
 });
 export const RenewalsQuery = z.strictObject({ plugin: z.string().regex(PLUGIN_NAME).optional() });
 
-/** A count or index in a query: plain decimal only ('1e2', '0x2', ' 1', '+1' and '' are refused), within [min, max]. */
+const PLAIN_DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
+
+/**
+ * A count or index in a query: plain decimal only ('1e2', '0x2', ' 1', '+1' and '' are
+ * refused), within [min, max]. Documented as the integer it is read as.
+ */
 export const plainDecimal = (what: string, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^(0|[1-9][0-9]{0,15})$/, `${what}: a decimal integer`)
-    .transform(Number)
-    .refine((n) => n >= min && n <= max, `${what}: from ${min} to ${max}`);
+  z.preprocess(
+    (text, ctx) => {
+      if (typeof text === 'string' && PLAIN_DECIMAL.test(text)) return Number(text);
+      ctx.addIssue({ code: 'custom', message: `${what}: a decimal integer` });
+      return z.NEVER;
+    },
+    z.number().int().min(min, `${what}: from ${min} to ${max}`).max(max, `${what}: from ${min} to ${max}`),
+  );
 
 // A filter value that could never match is refused, not answered with an empty stream.
 export const AuditQuery = z.strictObject({
@@ -200,16 +215,24 @@ export const AuditQuery = z.strictObject({
   subject: z.string().max(200).optional(),
   since: TimeParam.optional(),
   until: TimeParam.optional(),
-  epoch: z.coerce.number().int().min(0).optional(),
+  epoch: plainDecimal('epoch, an authority epoch', 0, Number.MAX_SAFE_INTEGER).optional(),
   // Paging (the console): entries from this seq on, or the last ones before it; at most `limit`.
   from_seq: plainDecimal('from_seq, an entry index', 0, Number.MAX_SAFE_INTEGER).optional(),
   before_seq: plainDecimal('before_seq, an entry index', 0, Number.MAX_SAFE_INTEGER).optional(),
   limit: plainDecimal('limit, entries per page', 1, 1000).optional(),
   ...FitParams,
 });
-export const ProofQuery = z.strictObject({
-  leaf: z.coerce.number().int().min(0).optional(),
-  size: z.coerce.number().int().min(1).optional(),
-  from: z.coerce.number().int().min(1).optional(),
-  to: z.coerce.number().int().min(1).optional(),
-});
+/** Either an inclusion proof (leaf and size) or a consistency proof (from and to): the handler refuses a mix, the document says so. */
+export const ProofQuery = z
+  .strictObject({
+    leaf: plainDecimal('leaf, an entry index', 0, Number.MAX_SAFE_INTEGER).optional(),
+    size: plainDecimal('size, a tree size', 1, Number.MAX_SAFE_INTEGER).optional(),
+    from: plainDecimal('from, a tree size', 1, Number.MAX_SAFE_INTEGER).optional(),
+    to: plainDecimal('to, a tree size', 1, Number.MAX_SAFE_INTEGER).optional(),
+  })
+  .meta({
+    oneOf: [
+      { required: ['leaf', 'size'], properties: { from: false, to: false } },
+      { required: ['from', 'to'], properties: { leaf: false, size: false } },
+    ],
+  });

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { openapiTransforms } from './openapi.ts';
 import { declaresSuccess, withRefusalResponses } from './responses.ts';
 import { docsRoutes } from './docs.ts';
 import { homeRoutes } from './routes/home.ts';
@@ -33,6 +34,7 @@ import { createMetrics, type CustodianMetrics } from '../metrics/registry.ts';
 import { instrumentHttp } from '../metrics/http-hooks.ts';
 import { registerLogGauges } from '../metrics/log-gauges.ts';
 import { auditTreeSizeAll } from '../../queries/audit-tree-size.ts';
+import { tenantExists } from '../../queries/tenants.ts';
 
 /** One registered route and the credential it declared (undefined: refused to everyone). */
 export interface RouteInfo {
@@ -75,10 +77,11 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
 
   // Every documented route declares its success answer; each gets the refusal body beside it.
   app.addHook('onRoute', (route) => {
-    const schema = (route.schema ?? {}) as { hide?: boolean; response?: Record<string, unknown> };
+    const schema = (route.schema ?? {}) as { hide?: boolean; body?: unknown; response?: Record<string, unknown> };
     if (schema.hide) return;
     if (!declaresSuccess(schema.response)) throw new Error(`${String(route.method)} ${route.url}: declare its success answer (schema.response)`);
-    route.schema = { ...schema, response: withRefusalResponses(schema.response!) };
+    const kind = { body: schema.body !== undefined, public: route.config?.auth === 'public' };
+    route.schema = { ...schema, response: withRefusalResponses(schema.response!, kind) };
   });
 
   // JSON only (the import route adds JSON Lines for itself): any other media type is a 415.
@@ -132,7 +135,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
         },
       },
     },
-    transform: jsonSchemaTransform,
+    ...openapiTransforms,
   });
 
   // Admin routes live in the admin scope, whose own hook checks the admin key; the rest
@@ -148,7 +151,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
       eventBrowserRoutes(admin, { store: deps.store, db: deps.db });
       clockRoutes(admin, deps);
       auditCosignRoutes(admin, { witnesses: deps.witnesses, db: deps.db });
-      if (deps.agent) agentKeyRoutes(admin, deps.agent);
+      if (deps.agent) agentKeyRoutes(admin, deps.agent, (t) => tenantExists(deps.db, t));
     }),
   );
   // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).

@@ -22,3 +22,13 @@ export const subjectProblem = (subject: string): string | null => {
   }
   return null;
 };
+
+/**
+ * The same rule as JSON Schema patterns (both must match), for documents that describe a
+ * subject field: no control character, no white space at either end, and no upper-case
+ * letter (A–Z) before the first `:` when one follows a kind.
+ */
+export const SUBJECT_PATTERNS = [
+  '^[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]([^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff])?$',
+  '^([^:]*|:[\\s\\S]*|[^:A-Z]+:[\\s\\S]*)$',
+] as const;

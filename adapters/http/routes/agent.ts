@@ -8,13 +8,14 @@ import { exportText, type CollectionsService } from '../../../commands/collectio
 import { fitAsked, type FitAsk } from '../../../domain/collections/fit.ts';
 import { VIEWS, type View } from '../../../clients/typescript/src/fit/types.ts';
 import { AGENT_KEY_AGENT } from '../../../domain/collections/agent-keys.ts';
-import { RECORD_LIMITS } from '../../../domain/collections/limits.ts';
+import { COLLECTION_NAME, FIELD_NAME, RECORD_LIMITS, RESERVED_FIELD_NAMES } from '../../../domain/collections/limits.ts';
+import { JSON_VALUE_REF } from '../json-value.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import { JsonBudget, TextBudget } from '../fit-params.ts';
 import { AGENT_KEY, agentOf } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
 import { statusOf } from '../status.ts';
-import { AgentAnswers, IssuedKey, ok, okAs } from '../responses.ts';
+import { AgentAnswers, IssuedKey, ok, okAs, refusals } from '../responses.ts';
 
 export interface AgentDeps {
   readonly collections: CollectionsService;
@@ -26,12 +27,28 @@ export interface AgentDeps {
 const tags = ['agent records'];
 const security = [{ agent: [] }];
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+// The records service checks names, ids and values (its refusals say what to change); the
+// document states the same rules (`meta`): the limits of one declaration, one id, one value.
+const fieldNames = z
+  .array(z.string())
+  .max(64)
+  .meta({
+    maxItems: RECORD_LIMITS.fieldsPerCollection,
+    uniqueItems: true,
+    items: { type: 'string', pattern: FIELD_NAME.source, not: { enum: [...RESERVED_FIELD_NAMES] } },
+  });
 const CollectionsBody = z.strictObject({
-  collections: z.record(z.string(), z.strictObject({ people: z.array(z.string()).max(64).optional(), fields: z.array(z.string()).max(64).optional() })),
+  collections: z
+    .record(z.string().meta({ pattern: COLLECTION_NAME.source }), z.strictObject({ people: fieldNames.optional(), fields: fieldNames.optional() }))
+    .meta({ maxProperties: RECORD_LIMITS.collectionsPerAgent }),
 });
-const RecordParams = z.strictObject({ collection: z.string(), id: z.string() });
+const RecordId = z.string().meta({ minLength: 1, maxLength: RECORD_LIMITS.idMaxChars, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' });
+const RecordParams = z.strictObject({ collection: z.string(), id: RecordId });
 const CollectionParams = z.strictObject({ collection: z.string() });
-const PutBody = z.strictObject({ value: z.unknown(), started_ms: z.number().int().nonnegative().optional() });
+const PutBody = z.strictObject({
+  value: z.unknown().meta({ type: 'object', additionalProperties: JSON_VALUE_REF, description: 'a JSON object, at most 64 KiB' }),
+  started_ms: z.number().int().nonnegative().optional(),
+});
 // SPEC §13: any of view, budget, query asks for a fitted answer.
 const FitFields = {
   view: z.enum(VIEWS as [View, ...View[]]).optional(),
@@ -40,7 +57,8 @@ const FitFields = {
 };
 const QueryBody = z.strictObject({
   where: z.record(z.string(), scalar).optional(),
-  limit: z.number().optional(),
+  // Checked by the records service (its refusal names the range); documented here.
+  limit: z.number().meta({ type: 'integer', minimum: 1, maximum: RECORD_LIMITS.queryMax }).optional(),
   // The previous page's last entry, passed whole (SPEC §12): only createdAt and id are read, the rest is ignored.
   after: z.object({ createdAt: z.number(), id: z.string() }).optional(),
   ...FitFields,
@@ -65,14 +83,17 @@ const afterOf = (after: string | undefined) => {
   return { createdAt: Number(after.slice(0, at)), id: after.slice(at + 1) };
 };
 const ForgetBody = z.strictObject({ person: z.string().min(1).max(1_000), also: z.array(z.string().min(1).max(1_000)).max(100).optional() });
-const AgentKeyBody = z.strictObject({ agent: z.string() });
+const AgentKeyBody = z.strictObject({ agent: z.string().regex(AGENT_KEY_AGENT, 'an agent is 1–128 of [A-Za-z0-9._/-], starting with a letter or digit') });
 
 const refuse = (reply: FastifyReply, r: Refusal) => reply.code(statusOf(r)).send(r);
 const send = <T>(reply: FastifyReply, result: E.Either<Refusal, T>, body: (v: T) => unknown) =>
   E.isLeft(result) ? refuse(reply, result.left) : reply.send(body(result.right));
 
-/** The admin's call: issues an agent key (shown once). Registered inside the admin scope. */
-export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
+/**
+ * The admin's calls: issues an agent key (shown once), exports an agent's records. Registered
+ * inside the admin scope. `known`: whether a tenant exists (an export of an unknown one is a 404).
+ */
+export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps, known: (tenant: string) => Promise<boolean>) => {
   app
     .withTypeProvider<ZodTypeProvider>()
     .post(
@@ -84,7 +105,7 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
           security: [{ admin: [] }],
           tags: ['admin'],
           summary: 'issues an agent key, shown once',
-          response: ok(IssuedKey, 'the key (shown once) and its id', 201),
+          response: { ...ok(IssuedKey, 'the key (shown once) and its id', 201), ...refusals(404, 409) },
         },
       },
       async (req, reply) => {
@@ -103,10 +124,16 @@ export const agentKeyRoutes = (app: FastifyInstance, deps: AgentDeps) => {
           security: [{ admin: [] }],
           tags: ['admin'],
           summary: "an agent's records as JSON Lines, oldest first (custodian records export)",
-          response: okAs('application/x-ndjson', 'JSON Lines {collection, id, value, createdAt, updatedAt}; a fitted export ends in a fit line'),
+          response: {
+            ...okAs('application/x-ndjson', 'JSON Lines {collection, id, value, createdAt, updatedAt}; a fitted export ends in a fit line'),
+            ...refusals(404),
+          },
         },
       },
-      async (req, reply) => answerExport(reply, deps.collections, req.params.t, req.params.agent, req.query),
+      async (req, reply) => {
+        if (!(await known(req.params.t))) return refuse(reply, refusal('not_found', { what: 'tenant', reason: `no tenant named ${req.params.t}` }));
+        return answerExport(reply, deps.collections, req.params.t, req.params.agent, req.query);
+      },
     );
 };
 
@@ -151,7 +178,7 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
         tags,
         security,
         summary: "declares the agent's collections",
-        response: ok(AgentAnswers.collections, 'the collections as declared'),
+        response: { ...ok(AgentAnswers.collections, 'the collections as declared'), ...refusals(409) },
       },
     },
     async (req, reply) => {
@@ -183,7 +210,7 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
         tags,
         security,
         summary: 'puts a record: the whole value replaces the last',
-        response: ok(AgentAnswers.put, 'stored'),
+        response: { ...ok(AgentAnswers.put, 'stored'), ...refusals(404, 409) },
       },
     },
     async (req, reply) => {
@@ -196,7 +223,10 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
 
   r.get(
     '/v1/agent/records/:collection/:id',
-    { config: AGENT_KEY, schema: { params: RecordParams, tags, security, summary: 'reads a record', response: ok(AgentAnswers.get, 'the record') } },
+    {
+      config: AGENT_KEY,
+      schema: { params: RecordParams, tags, security, summary: 'reads a record', response: { ...ok(AgentAnswers.get, 'the record'), ...refusals(404) } },
+    },
     async (req, reply) => {
       const a = who(req);
       if (!a) return denied(reply);
@@ -223,7 +253,7 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
         tags,
         security,
         summary: 'records whose declared fields equal where, oldest first',
-        response: ok(AgentAnswers.query, 'a page of entries'),
+        response: { ...ok(AgentAnswers.query, 'a page of entries'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -241,7 +271,13 @@ export const agentRoutes = (app: FastifyInstance, deps: AgentDeps) => {
     '/v1/agent/records/:collection/:id',
     {
       config: AGENT_KEY,
-      schema: { params: RecordParams, tags, security, summary: 'deletes a record', response: ok(AgentAnswers.deleted, 'whether there was one') },
+      schema: {
+        params: RecordParams,
+        tags,
+        security,
+        summary: 'deletes a record',
+        response: { ...ok(AgentAnswers.deleted, 'whether there was one'), ...refusals(404) },
+      },
     },
     async (req, reply) => {
       const a = who(req);

@@ -10,20 +10,14 @@ import * as E from 'fp-ts/lib/Either.js';
 import { fitAskOf, fitAuditLines } from '../fitted.ts';
 import { AUDITOR } from '../route-auth.ts';
 import { statusOf } from '../status.ts';
-import { AuditQuery, ProofQuery, TenantParams } from '../schemas.ts';
-import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
+import { AuditQuery, plainDecimal, ProofQuery, TenantParams } from '../schemas.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs, okIn, refusals } from '../responses.ts';
 
 // Read-only and tenant-bound: the admin key or an auditor key of the tenant (SPEC §14).
 const security: Record<string, string[]>[] = [{ admin: [] }, { auditor: [] }];
 
 /** `?size=n`: a plain decimal (no sign, exponent or spaces), the checkpoint of the tree at that size. */
-const CheckpointQuery = z.strictObject({
-  size: z
-    .string()
-    .regex(/^(0|[1-9][0-9]{0,15})$/, 'a tree size is a plain decimal')
-    .transform(Number)
-    .optional(),
-});
+const CheckpointQuery = z.strictObject({ size: plainDecimal('size, a tree size', 0, Number.MAX_SAFE_INTEGER).optional() });
 
 /** The note when the caller asks for text (`Accept: text/plain`, as note and checkpoint tools do), else JSON. */
 const wantsNote = (req: FastifyRequest) => {
@@ -45,7 +39,7 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: "the tenant's audit stream as JSON Lines, oldest first, filtered",
-        response: okAs('application/x-ndjson', 'JSON Lines, one audit entry a line'),
+        response: { ...okAs('application/x-ndjson', 'JSON Lines, one audit entry a line'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -68,7 +62,10 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: 'the signed tree head: JSON, or with Accept: text/plain the C2SP signed note with every witness cosignature',
-        response: ok(Answers.checkpoint, 'the checkpoint'),
+        response: {
+          ...okIn({ 'application/json': Answers.checkpoint, 'text/plain': z.string() }, 'the checkpoint: JSON, or the signed note (Accept: text/plain)'),
+          ...refusals(404),
+        },
       },
     },
     async (req, reply) => {
@@ -91,7 +88,7 @@ export const auditRoutes = (app: FastifyInstance, deps: { audit: AuditQueries; d
         security,
         tags: ['audit'],
         summary: 'an inclusion proof (leaf, size) or a consistency proof (from, to)',
-        response: ok(Answers.proof, 'the proof'),
+        response: { ...ok(Answers.proof, 'the proof'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -132,7 +129,7 @@ export const auditCosignRoutes = (admin: FastifyInstance, deps: { witnesses: Wit
           summary: 'keep witness cosignatures of a checkpoint (text/plain: the cosigned note)',
           consumes: ['text/plain'],
           body: z.string().meta({ description: 'the checkpoint note with the witnesses’ cosignature lines' }),
-          response: okAs('text/plain', 'the note with every cosignature kept'),
+          response: { ...okAs('text/plain', 'the note with every cosignature kept'), ...refusals(404, 409) },
         },
       },
       async (req, reply) => {

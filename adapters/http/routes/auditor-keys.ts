@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AuditorKeyCommands } from '../../../commands/auditor-keys.ts';
 import { TenantParams } from '../schemas.ts';
 import { statusOf } from '../status.ts';
-import { IssuedKey, ok } from '../responses.ts';
+import { IssuedKey, ok, refusals } from '../responses.ts';
 
 /** The admin's call: issues an auditor key for one tenant (shown once). Registered inside the admin scope. */
 export const auditorKeyRoutes = (app: FastifyInstance, deps: { auditors: AuditorKeyCommands; settle: (position: number) => Promise<boolean> }) => {
@@ -19,7 +19,7 @@ export const auditorKeyRoutes = (app: FastifyInstance, deps: { auditors: Auditor
         security: [{ admin: [] }],
         tags: ['admin'],
         summary: "issues an auditor key, shown once: it reads this tenant's audit stream, checkpoints, proofs and receipts, nothing else",
-        response: ok(IssuedKey, 'the key (shown once) and its id', 201),
+        response: { ...ok(IssuedKey, 'the key (shown once) and its id', 201), ...refusals(404, 409) },
       },
     },
     async (req, reply) => {

@@ -20,7 +20,7 @@ import { importRefusal } from '../hygiene.ts';
 import { fitAskOf, fitExportText } from '../fitted.ts';
 import { statusOf } from '../status.ts';
 import { ErasureBody, ExportQuery, HoldBody, HoldParams, RenewalsQuery, TenantParams } from '../schemas.ts';
-import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs, refusals } from '../responses.ts';
 import { z } from 'zod';
 
 export interface ComplianceDepsHttp {
@@ -47,7 +47,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
         security,
         tags: ['compliance'],
         summary: 'places a legal hold',
-        response: ok(Answers.hold, 'the hold', 201),
+        response: { ...ok(Answers.hold, 'the hold', 201), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -62,7 +62,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
         security,
         tags: ['compliance'],
         summary: 'releases a legal hold',
-        response: ok(Answers.holdReleased, 'what the release let go'),
+        response: { ...ok(Answers.holdReleased, 'what the release let go'), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -78,7 +78,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
         security,
         tags: ['compliance'],
         summary: "erases a data subject's records",
-        response: ok(Answers.erasure, 'what was erased, what waits for a hold, and the receipt'),
+        response: { ...ok(Answers.erasure, 'what was erased, what waits for a hold, and the receipt'), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -91,7 +91,15 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
 
   r.post(
     '/v1/tenants/:t/retention/run',
-    { schema: { params: TenantParams, security, tags: ['compliance'], summary: 'runs retention now', response: ok(Answers.retention, 'the counts removed') } },
+    {
+      schema: {
+        params: TenantParams,
+        security,
+        tags: ['compliance'],
+        summary: 'runs retention now',
+        response: { ...ok(Answers.retention, 'the counts removed'), ...refusals(404, 409) },
+      },
+    },
     async (req, reply) => {
       const result = await deps.compliance.retention(req.params.t);
       return E.isLeft(result) ? reply.code(statusOf(result.left)).send(result.left) : reply.send(result.right);
@@ -107,7 +115,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
         security,
         tags: ['compliance'],
         summary: 'records whose end is near, to renew',
-        response: ok(Answers.renewals, 'the renewals'),
+        response: { ...ok(Answers.renewals, 'the renewals'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -125,7 +133,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
         security,
         tags: ['compliance'],
         summary: "the tenant's records as JSON Lines, ending in a manifest line",
-        response: okAs('application/x-ndjson', 'JSON Lines'),
+        response: { ...okAs('application/x-ndjson', 'JSON Lines'), ...refusals(404, 409) },
       },
     },
     async (req, reply) => {
@@ -173,7 +181,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
           summary: 'load an export (application/x-ndjson) into an empty tenant',
           consumes: ['application/x-ndjson'],
           body: z.string().meta({ description: 'an export, JSON Lines' }),
-          response: ok(Answers.imported, 'the records and versions loaded'),
+          response: { ...ok(Answers.imported, 'the records and versions loaded'), ...refusals(404, 409) },
         },
       },
       async (req, reply) => {

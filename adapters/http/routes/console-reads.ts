@@ -10,7 +10,7 @@ import { auditFacets, inclusionProofs } from '../../../queries/console-audit.ts'
 import { listStreams, streamEvents } from '../../../queries/event-streams.ts';
 import { tenantExists } from '../../../queries/tenants.ts';
 import { adminKeyMatches } from '../auth.ts';
-import { ok } from '../responses.ts';
+import { ok, refusals } from '../responses.ts';
 
 /** What the console's read routes answer (documentation: the answers are sent as built). */
 const ConsoleAnswers = {
@@ -67,7 +67,7 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
         security,
         tags,
         summary: 'which key this is and the console pages it opens',
-        response: ok(ConsoleAnswers.session, 'the role and its pages'),
+        response: { ...ok(ConsoleAnswers.session, 'the role and its pages'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -86,7 +86,7 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
         security,
         tags,
         summary: "the audit log's size, time span, kinds, jobs and records, for filters",
-        response: ok(ConsoleAnswers.facets, 'what the filters can pick'),
+        response: { ...ok(ConsoleAnswers.facets, 'what the filters can pick'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -105,7 +105,7 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
         security,
         tags,
         summary: 'inclusion proofs of up to 100 entries in one tree: the page of the timeline shown',
-        response: ok(ConsoleAnswers.proofs, 'one inclusion proof per entry asked'),
+        response: { ...ok(ConsoleAnswers.proofs, 'one inclusion proof per entry asked'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -129,7 +129,7 @@ export const consoleAuditorRoutes = (app: FastifyInstance, deps: ConsoleReadDeps
         security,
         tags,
         summary: "each agent's records by collection, newest first: ids and times, no values",
-        response: ok(ConsoleAnswers.agentRecords, 'ids and times by agent and collection'),
+        response: { ...ok(ConsoleAnswers.agentRecords, 'ids and times by agent and collection'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -187,7 +187,7 @@ export const eventBrowserRoutes = (admin: FastifyInstance, deps: { store: EventS
         security,
         tags,
         summary: "a stream's events: type, version, position, time, metadata; sealed data stays sealed",
-        response: ok(ConsoleAnswers.events, 'a page of the stream'),
+        response: { ...ok(ConsoleAnswers.events, 'a page of the stream'), ...refusals(404) },
       },
     },
     async (req, reply) => {

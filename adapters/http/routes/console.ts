@@ -11,7 +11,7 @@ import { recordHistories } from '../../../queries/console-records.ts';
 import { tenantExists, tenantIds } from '../../../queries/tenants.ts';
 import { PUBLIC } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
-import { Answers, ok } from '../responses.ts';
+import { Answers, ok, refusals } from '../responses.ts';
 
 /** The console's files ship in the repository (`console/`): plain HTML, ES modules and CSS, no build step. */
 const CONSOLE_DIR = new URL('../../../console/', import.meta.url);
@@ -91,7 +91,7 @@ export const consoleAdminRoutes = (admin: FastifyInstance, deps: ConsoleDeps) =>
         security,
         tags,
         summary: "a plugin's records with their history: metadata only, no body",
-        response: ok(Answers.consoleRecords, 'the records'),
+        response: { ...ok(Answers.consoleRecords, 'the records'), ...refusals(404) },
       },
     },
     async (req, reply) => {
@@ -108,7 +108,7 @@ export const consoleAdminRoutes = (admin: FastifyInstance, deps: ConsoleDeps) =>
         security,
         tags,
         summary: "each agent's collections: names and counts, newest first",
-        response: ok(Answers.consoleCollections, 'the agents and their collections'),
+        response: { ...ok(Answers.consoleCollections, 'the agents and their collections'), ...refusals(404) },
       },
     },
     async (req, reply) => {

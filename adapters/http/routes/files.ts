@@ -9,7 +9,7 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { statusOf } from '../status.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
-import { Answers, bodyCheckedByHandler, ok, okAs } from '../responses.ts';
+import { Answers, bodyCheckedByHandler, ok, okAs, refusals } from '../responses.ts';
 import { z } from 'zod';
 
 export interface FilesDeps {
@@ -52,7 +52,7 @@ export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
           security: [{ ticket: [] }],
           consumes: ['application/octet-stream'],
           body: z.string().meta({ format: 'binary', description: 'the bytes of the file' }),
-          response: ok(Answers.file, 'the file ref and its size'),
+          response: { ...ok(Answers.file, 'the file ref and its size'), ...refusals(403, 404, 409, 429) },
         },
       },
       async (req, reply) => {
@@ -77,7 +77,7 @@ export const filesRoutes = (app: FastifyInstance, deps: FilesDeps) => {
         summary: 'read a file of the job tree',
         security: [{ ticket: [] }],
         params: z.strictObject({ ref: z.string() }),
-        response: okAs('application/octet-stream', 'the bytes', z.string().meta({ format: 'binary' })),
+        response: { ...okAs('application/octet-stream', 'the bytes', z.string().meta({ format: 'binary' })), ...refusals(403, 404, 429) },
       },
     },
     async (req, reply) => {

@@ -4,7 +4,7 @@ import { getJob } from '../../../queries/jobs.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { CallParams, EmptyBody, JobParams, MintCallBody, StartJobBody, TenantParams } from '../schemas.ts';
-import { Answers, ok } from '../responses.ts';
+import { Answers, ok, refusals } from '../responses.ts';
 
 const security = [{ admin: [] }];
 
@@ -20,7 +20,11 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['runtime'],
         summary: 'starts a job and its authority envelope',
-        response: { ...ok(Answers.jobStarted, 'a retried start that changed nothing'), ...ok(Answers.jobStarted, 'the job started', 201) },
+        response: {
+          ...ok(Answers.jobStarted, 'a retried start that changed nothing'),
+          ...ok(Answers.jobStarted, 'the job started', 201),
+          ...refusals(403, 404, 409),
+        },
       },
     },
     async (req, reply) => {
@@ -38,7 +42,7 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
 
   r.get(
     '/v1/tenants/:t/jobs/:id',
-    { schema: { params: JobParams, security, tags: ['runtime'], summary: 'reads a job', response: ok(Answers.job, 'the job') } },
+    { schema: { params: JobParams, security, tags: ['runtime'], summary: 'reads a job', response: { ...ok(Answers.job, 'the job'), ...refusals(404) } } },
     async (req, reply) => {
       const job = await getJob(deps.db, req.params.t, req.params.id);
       return job ? reply.send({ job }) : reply.code(404).send({ error: 'not_found', what: 'job' });
@@ -54,7 +58,7 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['runtime'],
         summary: "mints a call of one of the job's functions, with its ticket",
-        response: ok(Answers.call, 'the call and the _meta the tool is called with', 201),
+        response: { ...ok(Answers.call, 'the call and the _meta the tool is called with', 201), ...refusals(403, 404, 409) },
       },
     },
     async (req, reply) => {
@@ -85,7 +89,7 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['runtime'],
         summary: 'ends a call; its ticket dies',
-        response: ok(Answers.callEnded, 'the call, ended'),
+        response: { ...ok(Answers.callEnded, 'the call, ended'), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -94,7 +98,16 @@ export const jobRoutes = (app: FastifyInstance, deps: HttpDeps) => {
 
   r.post(
     '/v1/tenants/:t/jobs/:id/end',
-    { schema: { params: JobParams, body: EmptyBody, security, tags: ['runtime'], summary: 'ends a job', response: ok(Answers.job, 'the job, ended') } },
+    {
+      schema: {
+        params: JobParams,
+        body: EmptyBody,
+        security,
+        tags: ['runtime'],
+        summary: 'ends a job',
+        response: { ...ok(Answers.job, 'the job, ended'), ...refusals(404, 409) },
+      },
+    },
     async (req, reply) => answer(reply, deps.runner, await deps.jobs.end(req.params.t, req.params.id, { correlationId: req.id }), (v) => ({ job: v.job })),
   );
 };

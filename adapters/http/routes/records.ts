@@ -11,7 +11,7 @@ import { admittedCall, ticketGate } from '../ticket-gate.ts';
 import { MAX_RECORDS_REQUEST_BYTES } from '../body-limits.ts';
 import { fitRecordsAnswer, splitRecordsBody } from '../fitted.ts';
 import { refusalOfIssue, type SchemaIssue } from '../schema-refusal.ts';
-import { bodyCheckedByHandler, ok, RecordsAnswer } from '../responses.ts';
+import { bodyCheckedByHandler, ok, RecordsAnswer, refusals } from '../responses.ts';
 
 /** The records API is a service (commands/records-service.ts); this route parses, calls and answers. */
 export interface RecordsDeps {
@@ -79,7 +79,7 @@ export const recordsRoutes = (app: FastifyInstance, deps: RecordsDeps) => {
         summary: 'put, get, history and list plugin records (Bearer <ticket>)',
         security: [{ ticket: [] }],
         body: RecordsRequest,
-        response: ok(RecordsAnswer, 'the answer of the op; every answer, refusal or not, names job_purpose'),
+        response: { ...ok(RecordsAnswer, 'the answer of the op; every answer, refusal or not, names job_purpose'), ...refusals(403, 404, 409, 429) },
       },
     },
     async (req, reply) => {

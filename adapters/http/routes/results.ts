@@ -9,9 +9,10 @@ import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 import type { bodyGate } from '../body-gate.ts';
 import { JsonBudget } from '../fit-params.ts';
+import { JSON_VALUE_REF } from '../json-value.ts';
 import { FILE_TICKET, refuse } from './files.ts';
 import { admittedCall, ticketGate } from '../ticket-gate.ts';
-import { Answers, bodyCheckedByHandler, ok } from '../responses.ts';
+import { Answers, bodyCheckedByHandler, ok, refusals } from '../responses.ts';
 import { refusalOfIssue, type SchemaIssue } from '../schema-refusal.ts';
 
 export interface ResultsDeps {
@@ -22,7 +23,10 @@ export interface ResultsDeps {
   readonly largeBodies: ReturnType<typeof bodyGate>;
 }
 
-const OffloadBody = z.strictObject({ tool: z.string().min(1).max(200), content: z.unknown() });
+const OffloadBody = z.strictObject({
+  tool: z.string().min(1).max(200),
+  content: z.unknown().meta({ ...JSON_VALUE_REF, description: 'the result: text or any JSON' }),
+});
 const ReadBody = z.strictObject({
   ref: z.string().max(200),
   view: z.enum(VIEWS as [string, ...string[]]).optional(),
@@ -58,7 +62,7 @@ export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
         summary: 'offload a tool result over the threshold',
         security: [{ ticket: [] }],
         body: OffloadBody,
-        response: ok(Answers.offloaded, 'the offloaded result'),
+        response: { ...ok(Answers.offloaded, 'the offloaded result'), ...refusals(403, 404, 409, 429) },
       },
     },
     async (req, reply) => {
@@ -86,7 +90,7 @@ export const resultsRoutes = (app: FastifyInstance, deps: ResultsDeps) => {
         summary: 'read part of an offloaded result, fitted',
         security: [{ ticket: [] }],
         body: ReadBody,
-        response: ok(Answers.resultRead, 'the part asked for'),
+        response: { ...ok(Answers.resultRead, 'the part asked for'), ...refusals(403, 404, 409, 429) },
       },
     },
     async (req, reply) => {

@@ -6,7 +6,7 @@ import { PLUGIN_NAME } from '../../../domain/shared/names.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { JobParams } from '../schemas.ts';
-import { Answers, ok } from '../responses.ts';
+import { Answers, ok, refusals } from '../responses.ts';
 
 const security = [{ admin: [] }];
 
@@ -40,7 +40,7 @@ export const startupRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['runtime'],
         summary: 'the plugins that add start-up text, each with a start-up call minted',
-        response: ok(Answers.startup, 'the plugins and their calls'),
+        response: { ...ok(Answers.startup, 'the plugins and their calls'), ...refusals(403, 404, 409) },
       },
     },
     async (req, reply) =>
@@ -66,7 +66,7 @@ export const startupRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['runtime'],
         summary: "assembles the start-up text from the plugins' answers",
-        response: ok(Answers.startupText, 'the text, what was kept and what was left out'),
+        response: { ...ok(Answers.startupText, 'the text, what was kept and what was left out'), ...refusals(403, 404, 409) },
       },
     },
     async (req, reply) =>

@@ -7,7 +7,7 @@ import { PUBLIC } from '../route-auth.ts';
 import { z } from 'zod';
 
 const AuditKeyQuery = z.strictObject({ format: z.enum(['pem', 'vkey']).optional() });
-import { Answers, ok, okAs } from '../responses.ts';
+import { Answers, ok, okAs, okIn, refusals } from '../responses.ts';
 
 /** The public routes: health, the API document, metrics and the audit public key. */
 export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Registry) => {
@@ -42,7 +42,10 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
 
   r.get(
     '/metrics',
-    { config: PUBLIC, schema: { tags: ['system'], summary: 'Prometheus metrics', response: okAs('text/plain', 'Prometheus text format') } },
+    {
+      config: PUBLIC,
+      schema: { tags: ['system'], summary: 'Prometheus metrics', response: { ...okAs('text/plain', 'Prometheus text format'), ...refusals(503) } },
+    },
     async (_req, reply) => {
       // The log gauges read the database on scrape: when it does not answer, say so, as /healthz does.
       const text = await metrics.metrics().catch(() => null);
@@ -59,7 +62,10 @@ export const systemRoutes = (app: FastifyInstance, deps: HttpDeps, metrics: Regi
         querystring: AuditKeyQuery,
         tags: ['audit'],
         summary: 'the audit public key: PEM (SPKI), or with ?format=vkey the C2SP note verifier key of the checkpoints',
-        response: okAs('application/x-pem-file', 'the public key, PEM (or the verifier key as text with ?format=vkey)'),
+        response: okIn(
+          { 'application/x-pem-file': z.string(), 'text/plain': z.string() },
+          'the public key: PEM (SPKI), or with ?format=vkey the verifier key as text/plain',
+        ),
       },
     },
     async (req, reply) =>

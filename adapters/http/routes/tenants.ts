@@ -4,7 +4,7 @@ import { getTenant } from '../../../queries/tenants.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { CreateTenantBody, InstallPluginBody, KillParams, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
-import { Answers, ok } from '../responses.ts';
+import { Answers, ok, refusals } from '../responses.ts';
 
 const security = [{ admin: [] }];
 
@@ -13,7 +13,15 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
 
   r.post(
     '/v1/tenants',
-    { schema: { body: CreateTenantBody, security, tags: ['admin'], summary: 'creates a tenant', response: ok(Answers.tenant, 'the tenant', 201) } },
+    {
+      schema: {
+        body: CreateTenantBody,
+        security,
+        tags: ['admin'],
+        summary: 'creates a tenant',
+        response: { ...ok(Answers.tenant, 'the tenant', 201), ...refusals(409) },
+      },
+    },
     async (req, reply) =>
       answer(
         reply,
@@ -26,7 +34,15 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
 
   r.get(
     '/v1/tenants/:t',
-    { schema: { params: TenantParams, security, tags: ['admin'], summary: 'reads a tenant and its settings', response: ok(Answers.tenant, 'the tenant') } },
+    {
+      schema: {
+        params: TenantParams,
+        security,
+        tags: ['admin'],
+        summary: 'reads a tenant and its settings',
+        response: { ...ok(Answers.tenant, 'the tenant'), ...refusals(404) },
+      },
+    },
     async (req, reply) => {
       const tenant = await getTenant(deps.db, req.params.t);
       return tenant ? reply.send({ tenant }) : reply.code(404).send({ error: 'not_found', what: 'tenant' });
@@ -42,7 +58,7 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['admin'],
         summary: "changes a tenant's settings; a change that takes authority away is a revocation",
-        response: ok(Answers.tenantPatched, 'the tenant, and the revocation when authority was taken away'),
+        response: { ...ok(Answers.tenantPatched, 'the tenant, and the revocation when authority was taken away'), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -71,7 +87,7 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['admin'],
         summary: 'installs or upgrades a plugin',
-        response: ok(Answers.plugin, 'the plugin and its install generation', 201),
+        response: { ...ok(Answers.plugin, 'the plugin and its install generation', 201), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -93,7 +109,7 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['admin'],
         summary: 'applies a batch of revocations',
-        response: ok(Answers.revocation, 'the new authority epoch, the jobs stopped and the receipt'),
+        response: { ...ok(Answers.revocation, 'the new authority epoch, the jobs stopped and the receipt'), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>
@@ -113,7 +129,7 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         security,
         tags: ['admin'],
         summary: 'lifts a kill_agent: the agent starts jobs again',
-        response: ok(Answers.killLifted, 'the kill is lifted'),
+        response: { ...ok(Answers.killLifted, 'the kill is lifted'), ...refusals(404, 409) },
       },
     },
     async (req, reply) => {
