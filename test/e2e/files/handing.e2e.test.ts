@@ -82,7 +82,7 @@ describe('handing files by an admin start', () => {
       files: ['archive.tar'],
     });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toMatchObject({ error: 'invalid', field: 'files' });
+    expect(malformed.body).toMatchObject({ error: 'invalid', field: 'files.0' });
     expect(await svc.lastPosition()).toBe(before);
     expect((await svc.admin('GET', '/v1/tenants/acme/jobs/never-started')).status).toBe(404);
   });

@@ -106,8 +106,10 @@ describe('one scope put into from two instances while snapshots are written, one
       });
       expect(await on.rec({ op: 'put', scope: SCOPE, record_key: key, body: {}, expect: at }), key).toMatchObject({ status: 200, body: { version: at + 1 } });
     }
-    // A snapshot was taken (the third instance read a head, not only the log).
-    const { rows: heads } = await a.pool.query(`SELECT revision FROM custodian_snapshots WHERE stream = $1 AND revision >= 999`, [STREAM]);
+    // A snapshot was taken (the third instance read a head, not only the log). Which revision it
+    // is at depends on the interleaving: each instance snapshots 500 events past the newest
+    // snapshot it knows of, so the second may fall past the end of the run (it did under load).
+    const { rows: heads } = await a.pool.query(`SELECT revision FROM custodian_snapshots WHERE stream = $1 AND revision >= 499`, [STREAM]);
     expect(heads).toHaveLength(1);
   }, 300_000);
 });
