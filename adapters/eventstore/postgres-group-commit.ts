@@ -229,15 +229,21 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
   };
 
   const settle = async (all: readonly Queued[]): Promise<void> => {
-    // A chained unit whose predecessor ended, in an earlier batch, without committing writes nothing (it is decided again).
+    // A chained unit whose predecessor ended, in an earlier batch, without committing writes nothing (it is decided again);
+    // nor does any unit after it here: its predecessor, answered now, is not in the call to hold it back.
     const here = new Set(all);
-    const broken = (q: Queued): boolean => q.kind === 'append' && q.after !== null && !here.has(q.after) && q.after.outcome !== 'committed';
-    for (const q of all)
-      if (q.kind === 'append' && broken(q)) {
-        if (q.guard) q.guard.claimed = false;
-        q.resolve(brokenLink(q.unit, q.after!.unit));
-      }
-    const batch = all.filter((q) => !broken(q));
+    const broken = new Set<Queued>();
+    for (let more = true; more;) {
+      more = false;
+      for (const q of all)
+        if (q.kind === 'append' && q.after !== null && !broken.has(q) && (broken.has(q.after) || (!here.has(q.after) && q.after.outcome !== 'committed'))) {
+          broken.add(q);
+          more = true;
+          if (q.guard) q.guard.claimed = false;
+          q.resolve(brokenLink(q.unit, q.after.unit));
+        }
+    }
+    const batch = all.filter((q) => !broken.has(q));
     if (batch.length === 0) return;
     const statements = batch.filter((q): q is Statement => q.kind === 'statement');
     const appends = batch.filter((q): q is Pending => q.kind === 'append');
