@@ -91,6 +91,16 @@ const pipelined = async <T>(client: pg.PoolClient, send: () => Promise<T>[]): Pr
   }
 };
 
+/**
+ * COMMIT's answer: PostgreSQL answers the COMMIT of a transaction an error aborted `ROLLBACK`,
+ * with no error (the error went to a statement whose caller may have dropped it). Only a
+ * COMMIT answered `COMMIT` committed the batch.
+ */
+const commitAnswer = (r: pg.QueryResult): unknown[] => {
+  if (r.command !== 'COMMIT') throw new Error(`the batch's transaction was rolled back at COMMIT (answered ${r.command})`);
+  return [];
+};
+
 /** The answer of a unit that committed: its events at the positions the call gave them. */
 const appendedOf = (p: Pending, r: CommitRow): Result =>
   E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1 });
@@ -170,7 +180,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
         client.query('BEGIN').then(() => []),
         client.query<CommitRow>(call).then((r) => r.rows as unknown[]),
         ...statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[])),
-        ...(thenCommit ? [client.query('COMMIT').then(() => [])] : []),
+        ...(thenCommit ? [client.query('COMMIT').then(commitAnswer)] : []),
       ]);
       const failed = first.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
@@ -184,7 +194,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
         // The models' last statement and COMMIT in one round trip.
         const second = await pipelined(client, () => [
           ...(last ? [client.query(prepared(last.text, last.params)).then(() => undefined)] : []),
-          client.query('COMMIT').then(() => undefined),
+          client.query('COMMIT').then((r) => void commitAnswer(r)),
         ]);
         const refused = second.find((s): s is PromiseRejectedResult => s.status === 'rejected');
         if (refused) throw refused.reason;
