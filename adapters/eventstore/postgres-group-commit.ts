@@ -91,6 +91,48 @@ const pipelined = async <T>(client: pg.PoolClient, send: () => Promise<T>[]): Pr
   }
 };
 
+/**
+ * A batch whose commit was sent and whose answer never came (the connection broke): it may have
+ * committed, so nothing of it is run again; each of its callers hears this error.
+ */
+export class CommitInDoubt extends Error {
+  constructor(readonly reason: unknown) {
+    super(`the batch's commit is in doubt (its answer was lost): ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}
+
+/** COMMIT answered something else (`ROLLBACK`): the batch committed nothing. */
+class RolledBack extends Error {
+  constructor(answer: string) {
+    super(`the batch's transaction was rolled back at COMMIT (answered ${answer})`);
+  }
+}
+
+/** An answer PostgreSQL gave (an error with a SQLSTATE, or COMMIT answered ROLLBACK): the batch committed nothing. */
+const answeredByServer = (e: unknown): boolean =>
+  e instanceof RolledBack || (e instanceof Error && 'severity' in e && /^[0-9A-Z]{5}$/.test(String((e as { code?: unknown }).code)));
+
+/**
+ * The error of a round trip that ended with COMMIT (or the call committing alone): an error
+ * PostgreSQL answered rolled the batch back, and is thrown (the batch is retried unit by unit);
+ * with none, the batch's fate is unknown.
+ */
+const failureOf = (settled: readonly PromiseSettledResult<unknown>[]): unknown => {
+  const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason);
+  if (failed.length === 0) return null;
+  return failed.find(answeredByServer) ?? new CommitInDoubt(failed[0]);
+};
+
+/**
+ * COMMIT's answer: PostgreSQL answers the COMMIT of a transaction an error aborted `ROLLBACK`,
+ * with no error (the error went to a statement whose caller may have dropped it). Only a
+ * COMMIT answered `COMMIT` committed the batch.
+ */
+const commitAnswer = (r: pg.QueryResult): unknown[] => {
+  if (r.command !== 'COMMIT') throw new RolledBack(r.command);
+  return [];
+};
+
 /** The answer of a unit that committed: its events at the positions the call gave them. */
 const appendedOf = (p: Pending, r: CommitRow): Result =>
   E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1 });
@@ -159,10 +201,15 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     const call = prepared(COMMIT_CALL, commitParams(guards, units));
     if (statements.length === 0 && !modelled && beforeCommit === null) {
       // Nothing else in its transaction: the call commits on its own.
-      const rows = (await pool.query<CommitRow>(call)).rows;
-      return { answers: [], ...verdicts(rows, guards) };
+      const [sent] = await Promise.allSettled([pool.query<CommitRow>(call)]);
+      if (sent!.status === 'rejected') throw failureOf([sent!]);
+      return { answers: [], ...verdicts(sent!.value.rows, guards) };
     }
     const client = await pool.connect();
+    // A connection lost while the batch holds it is heard by its queries (they reject); the pool
+    // listens only to idle clients, and an 'error' event nobody hears would end the process.
+    const lost = () => undefined;
+    client.on('error', lost);
     let open = true;
     try {
       const thenCommit = !modelled && beforeCommit === null;
@@ -170,10 +217,10 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
         client.query('BEGIN').then(() => []),
         client.query<CommitRow>(call).then((r) => r.rows as unknown[]),
         ...statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[])),
-        ...(thenCommit ? [client.query('COMMIT').then(() => [])] : []),
+        ...(thenCommit ? [client.query('COMMIT').then(commitAnswer)] : []),
       ]);
       const failed = first.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
+      if (failed) throw thenCommit ? failureOf(first) : failed.reason;
       const values = first.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
       const answered = verdicts(values[1] as CommitRow[], guards);
       if (thenCommit) open = false;
@@ -184,15 +231,16 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
         // The models' last statement and COMMIT in one round trip.
         const second = await pipelined(client, () => [
           ...(last ? [client.query(prepared(last.text, last.params)).then(() => undefined)] : []),
-          client.query('COMMIT').then(() => undefined),
+          client.query('COMMIT').then((r) => void commitAnswer(r)),
         ]);
-        const refused = second.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-        if (refused) throw refused.reason;
+        const refused = failureOf(second);
+        if (refused) throw refused;
         open = false;
       }
       return { answers: values.slice(2, 2 + statements.length), ...answered };
     } finally {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
+      client.off('error', lost);
       client.release();
     }
   };
@@ -229,15 +277,21 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
   };
 
   const settle = async (all: readonly Queued[]): Promise<void> => {
-    // A chained unit whose predecessor ended, in an earlier batch, without committing writes nothing (it is decided again).
+    // A chained unit whose predecessor ended, in an earlier batch, without committing writes nothing (it is decided again);
+    // nor does any unit after it here: its predecessor, answered now, is not in the call to hold it back.
     const here = new Set(all);
-    const broken = (q: Queued): boolean => q.kind === 'append' && q.after !== null && !here.has(q.after) && q.after.outcome !== 'committed';
-    for (const q of all)
-      if (q.kind === 'append' && broken(q)) {
-        if (q.guard) q.guard.claimed = false;
-        q.resolve(brokenLink(q.unit, q.after!.unit));
-      }
-    const batch = all.filter((q) => !broken(q));
+    const broken = new Set<Queued>();
+    for (let more = true; more;) {
+      more = false;
+      for (const q of all)
+        if (q.kind === 'append' && q.after !== null && !broken.has(q) && (broken.has(q.after) || (!here.has(q.after) && q.after.outcome !== 'committed'))) {
+          broken.add(q);
+          more = true;
+          if (q.guard) q.guard.claimed = false;
+          q.resolve(brokenLink(q.unit, q.after.unit));
+        }
+    }
+    const batch = all.filter((q) => !broken.has(q));
     if (batch.length === 0) return;
     const statements = batch.filter((q): q is Statement => q.kind === 'statement');
     const appends = batch.filter((q): q is Pending => q.kind === 'append');
@@ -246,6 +300,8 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     try {
       written = await write(statements, appends, guardOnly);
     } catch (error) {
+      // It may have committed: run again, its statements would count twice and its units meet themselves.
+      if (error instanceof CommitInDoubt) return batch.forEach((q) => q.reject(error));
       // One bad statement (or a deadlock with another process) must not fail the others: alone, each gets its own answer.
       if (batch.length === 1) return batch[0]!.reject(error);
       for (const q of batch) await settle([q]);
