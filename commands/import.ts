@@ -24,7 +24,8 @@ export const importTenant = async (
 ): Promise<E.Either<Refusal, { records: number; versions: number; position: number | null }>> => {
   const absent = await tenantAbsence(deps.db, tenant);
   if (absent) return E.left(absent);
-  if (await tenantHasRecords(deps.db, tenant)) return E.left(refusal('not_empty', { reason: `tenant ${tenant} has records, and import loads only into a tenant with none` }));
+  if (await tenantHasRecords(deps.db, tenant))
+    return E.left(refusal('not_empty', { reason: `tenant ${tenant} has records, and import loads only into a tenant with none` }));
 
   const raw = text.split('\n').filter((l) => l.length > 0);
   const last = raw.pop();

@@ -11,7 +11,6 @@ export interface ReceiptLog {
   readonly proof: readonly string[];
 }
 
-
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
