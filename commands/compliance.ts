@@ -312,10 +312,13 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       if (state.exists || state.removed_ms === undefined) throw new Error('a tenant removal left a tenant');
       const stopped: string[] = [];
       let last = position;
-      if (position !== null) {
-        // Every job started before the removal is in the jobs model once it reached the removal's position.
-        await deps.settle(position);
-        const epoch = before?.state.exists ? before.state.authority_epoch : 0;
+      let keys_shredded = 0;
+      const epoch = before?.state.exists ? before.state.authority_epoch : 0;
+      // Every job started before the removal is in the jobs model once it holds the removal's
+      // position. A start decided just before the removal may commit after that listing: a
+      // second pass, once the keys went, stops it and shreds whatever was sealed meanwhile.
+      for (let pass = 0; pass < 2; pass++) {
+        await deps.settle(pass === 0 && position !== null ? position : await store.headPosition());
         for (const job of await runningJobs(db, tenant)) {
           const stop = await handleCommand(
             store,
@@ -329,8 +332,8 @@ export const complianceCommands = (deps: ComplianceDeps) => {
             last = stop.right.position ?? last;
           }
         }
+        keys_shredded += await keystore.shredTenant(tenant);
       }
-      const keys_shredded = await keystore.shredTenant(tenant);
       if (keys_shredded > 0) await keystore.vacuum();
       if (last !== null) await deps.settle(last);
       return E.right({ tenant, removed_ms: state.removed_ms, already_removed: position === null, stopped, keys_shredded, position: last });
