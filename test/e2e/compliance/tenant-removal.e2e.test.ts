@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { caller, type Caller } from '../../support/records.ts';
@@ -138,5 +141,33 @@ describe('removing a tenant by crypto-shredding its keys', () => {
     expect(res.body.error).toBe('not_empty');
     expect(res.body.message).toContain('POST /v1/tenants');
     expect(res.body.message).toContain('DELETE /v1/tenants/{t}');
+  });
+});
+
+describe('custodian tenant remove', () => {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+  const cli = (...args: string[]) =>
+    new Promise<{ code: number; out: string; err: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [path.join(root, 'bin/custodian.js'), ...args],
+        { encoding: 'utf8', env: { ...process.env, CUSTODIAN_URL: svc.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY } },
+        (error, out, err) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out, err }),
+      ),
+    );
+
+  it('asks for --yes and writes nothing without it; with it, removes the tenant and prints the answer', async () => {
+    expect((await svc.admin('POST', '/v1/tenants', { id: 'cli-gone' })).status).toBe(201);
+    const position = await svc.lastPosition();
+    const unconfirmed = await cli('tenant', 'remove', '--tenant', 'cli-gone');
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.err).toContain('run it again with --yes');
+    expect(await svc.lastPosition()).toBe(position);
+    expect((await svc.admin('GET', '/v1/tenants/cli-gone')).status).toBe(200);
+
+    const removed = await cli('tenant', 'remove', '--tenant', 'cli-gone', '--yes');
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.out)).toMatchObject({ tenant: 'cli-gone', removed: true, already_removed: false });
+    expect((await svc.admin('GET', '/v1/tenants/cli-gone')).body).toMatchObject({ error: 'removed', tenant: 'cli-gone' });
   });
 });
