@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyReceipt } from '../../../adapters/keys/audit-key.ts';
 import { leafHash, verifyInclusion } from '../../../domain/audit/merkle.ts';
@@ -9,6 +14,23 @@ vi.setConfig({ testTimeout: 120_000 });
 
 let svc: TestService;
 let pem: string;
+let dir: string;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** `custodian receipt verify`, offline, with the audit public key alone. */
+const verifyOffline = (receipt: unknown) => {
+  const file = path.join(dir, 'receipt.json');
+  writeFileSync(file, JSON.stringify(receipt));
+  writeFileSync(path.join(dir, 'audit.pem'), pem);
+  return new Promise<{ code: number; out: string }>((resolve) =>
+    execFile(
+      process.execPath,
+      [path.join(root, 'bin/custodian.js'), 'receipt', 'verify', file, '--public-key', path.join(dir, 'audit.pem')],
+      { encoding: 'utf8' },
+      (error, out) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out }),
+    ),
+  );
+};
 const T = 'deferral';
 
 const auditLines = async (q: string) => {
@@ -36,6 +58,7 @@ const inLogNow = async (log: { index: number; entry: string }) => {
 
 beforeAll(async () => {
   svc = await startTestService();
+  dir = mkdtempSync(path.join(tmpdir(), 'custodian-deferred-'));
   pem = await (await fetch(`${svc.url}/v1/audit-key`)).text();
   expect(
     (
@@ -49,7 +72,10 @@ beforeAll(async () => {
   const ada = await caller(svc, T, { purpose: 'routine:crm', data_subject: 'user:ada' });
   for (let i = 0; i < 3; i++) expect((await ada.rec({ op: 'put', scope: 'project:crm', record_key: `ada-${i}`, body: { n: i }, expect: 0 })).status).toBe(200);
 }, 120_000);
-afterAll(async () => svc?.stop());
+afterAll(async () => {
+  await svc?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('a deferred erasure is logged with its receipt when it is deferred, and again when it completes', () => {
   it('the deferred receipt carries its entry, a signed checkpoint and the inclusion proof; the stream shows erasure_deferred, then erasure once the hold is released', async () => {
@@ -71,6 +97,7 @@ describe('a deferred erasure is logged with its receipt when it is deferred, and
       records_erased: 2,
       deferred: 1,
     });
+    expect(await verifyOffline(receipt)).toEqual({ code: 0, out: expect.stringContaining(`it is entry ${receipt.log.index} of the audit log`) });
     // The log's key signed the checkpoint; one with another signature is not taken.
     const resigned = receipt.log.checkpoint.replace(/ [A-Za-z0-9+/]+=*\n$/, ` ${Buffer.alloc(68, 1).toString('base64')}\n`);
     expect(verifyReceiptLog(pem, { ...receipt, log: { ...receipt.log, checkpoint: resigned } })).toMatchObject({ ok: false });
