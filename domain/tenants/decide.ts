@@ -69,8 +69,7 @@ const ALL_SCOPE_KINDS: readonly RecordScopeKind[] = ['agent', 'project', 'tenant
 const createTenant = (c: Extract<TenantCommand, { type: 'CreateTenant' }>, s: TenantState): Decision => {
   if (s.exists) return E.left(refusal('already_exists', { tenant: c.tenant }));
   // A removed tenant's streams still hold its (unreadable) events: its id is never used again.
-  if (s.removed_ms !== undefined)
-    return E.left({ ...tenantRemoved(c.tenant, s.removed_ms), reason: `tenant ${c.tenant} was removed and its id is not used again` });
+  if (s.removed_ms !== undefined) return E.left(tenantRemoved(c.tenant, s.removed_ms));
   const settings = applyPatch(defaultSettings(), c.settings);
   const problem = settingsProblem(settings);
   if (problem) return E.left(invalid(problem.field, problem.reason));

@@ -28,7 +28,10 @@ export const removalRefusedUnderHold = (s: Existing): Refusal | null => {
   if (holds.length === 0) return null;
   return refusal('held', {
     holds,
-    reason: `tenant ${s.id} is under ${holds.length === 1 ? 'a legal hold' : `${holds.length} legal holds`} (${holds.join(', ')}), and removing it would destroy what they keep: release ${holds.length === 1 ? 'it' : 'them'} (DELETE /v1/tenants/${s.id}/holds/<id>) before removing the tenant`,
+    reason:
+      holds.length === 1
+        ? `tenant ${s.id} is under a legal hold (${holds[0]}), and removing it would destroy what the hold keeps: release the hold (DELETE /v1/tenants/${s.id}/holds/<id>) before removing the tenant`
+        : `tenant ${s.id} is under ${holds.length} legal holds (${holds.join(', ')}), and removing it would destroy what they keep: release them (DELETE /v1/tenants/${s.id}/holds/<id>) before removing the tenant`,
   });
 };
 

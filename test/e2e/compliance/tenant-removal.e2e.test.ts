@@ -62,6 +62,25 @@ beforeAll(async () => {
 afterAll(async () => svc?.stop());
 
 describe('removing a tenant by crypto-shredding its keys', () => {
+  it("takes the admin key only: no key, a wrong one, the tenant's auditor key or an agent key are refused 401 and nothing is written", async () => {
+    const auditor = (await svc.admin('POST', `/v1/tenants/${T}/auditor-keys`, {})).body.key as string;
+    const agent = (await svc.admin('POST', `/v1/tenants/${T}/agent-keys`, { agent: 'scribe' })).body.key as string;
+    const position = await svc.lastPosition();
+    for (const credential of [null, 'wrong-key', `${ADMIN_KEY}x`, auditor, agent]) {
+      const res = await fetch(`${svc.url}/v1/tenants/${T}`, {
+        method: 'DELETE',
+        headers: credential === null ? {} : { authorization: `Bearer ${credential}` },
+      });
+      expect({ credential, status: res.status, error: ((await res.json()) as { error: string }).error }).toEqual({
+        credential,
+        status: 401,
+        error: 'unauthorized',
+      });
+    }
+    expect(await svc.lastPosition()).toBe(position);
+    expect(await keysOf(T)).toBeGreaterThan(0);
+  });
+
   it('is refused while a legal hold is in force, naming the hold to release, and writes nothing', async () => {
     const hold = await svc.admin('POST', `/v1/tenants/${T}/holds`, { selector: { record: 'plan' }, reason: 'litigation' });
     expect(hold.status).toBe(201);
