@@ -3,10 +3,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { auditorKeysDecider, auditorKeysStream, type AuditorKeyEvent, type AuditorKeysState } from '../domain/auditors/keys.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { tenantStream } from '../domain/shared/names.ts';
-import { notFound, type Refusal } from '../domain/shared/refusal.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import type { TenantState, TenantStreamEvent } from '../domain/tenants/state.ts';
 import { handle, inspect, stateCache } from './handle.ts';
+import { absentTenant } from '../domain/tenants/remove.ts';
 
 /** The tenant an auditor key reads for, and the key's id (its subject is `apikey:<id>`). */
 export interface AuditorPrincipal {
@@ -31,7 +32,8 @@ export const auditorKeyCommands = (store: EventStore, now: () => number) => {
     inspect<TenantStreamEvent, TenantState>(store, tenantStream(tenant), tenantDecider, (s) => s, { cache: tenants }) as Promise<TenantState>;
   return {
     async issue(tenant: string): Promise<E.Either<Refusal, { key: string; id: string; position: number | null }>> {
-      if (!(await tenantState(tenant)).exists) return E.left(notFound('tenant'));
+      const state = await tenantState(tenant);
+      if (!state.exists) return E.left(absentTenant(tenant, state));
       const id = randomBytes(16).toString('hex');
       const key = `au.${tenant}.${id}.${randomBytes(32).toString('base64url')}`;
       const command = { tenant, id, key_sha256: sha256(key).toString('hex'), now: now() };

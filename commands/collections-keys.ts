@@ -3,10 +3,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { agentKeysDecider, agentKeysStream, type AgentKeyEvent, type AgentKeysState, type IssueAgentKey } from '../domain/collections/agent-keys.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { tenantStream } from '../domain/shared/names.ts';
-import { notFound, type Refusal } from '../domain/shared/refusal.ts';
+import type { Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider } from '../domain/tenants/decide.ts';
 import { handle, inspect, stateCache } from './handle.ts';
 import type { TenantState, TenantStreamEvent } from '../domain/tenants/state.ts';
+import { absentTenant } from '../domain/tenants/remove.ts';
 
 export interface AgentPrincipal {
   readonly tenant: string;
@@ -33,7 +34,8 @@ export const agentKeyCommands = (store: EventStore, now: () => number) => {
     inspect<TenantStreamEvent, TenantState>(store, tenantStream(tenant), tenantDecider, (s) => s, { cache: tenants }) as Promise<TenantState>;
   return {
     async issue(tenant: string, agent: string): Promise<E.Either<Refusal, { key: string; id: string; position: number | null }>> {
-      if (!(await tenantState(tenant)).exists) return E.left(notFound('tenant'));
+      const state = await tenantState(tenant);
+      if (!state.exists) return E.left(absentTenant(tenant, state));
       const id = randomBytes(16).toString('hex');
       const key = `ak.${tenant}.${id}.${randomBytes(32).toString('base64url')}`;
       const command: IssueAgentKey = { tenant, id, agent, key_sha256: sha256(key).toString('hex'), now: now() };

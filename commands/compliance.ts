@@ -9,13 +9,16 @@ import { erasureDecider, type EraseRecords } from '../domain/compliance/erase.ts
 import { recordsStream } from '../domain/records/rules.ts';
 import { isHeld, type HoldsAt, type Selector } from '../domain/retention/holds.ts';
 import type { RetentionVerdict } from '../domain/retention/decide.ts';
-import { tenantStream } from '../domain/shared/names.ts';
 import { notFound, type Refusal } from '../domain/shared/refusal.ts';
 import { tenantDecider, type TenantCommand } from '../domain/tenants/decide.ts';
 import { retentionCandidates, type RetainedRecord } from '../queries/retention.ts';
 import { retentionDays } from '../queries/tenants.ts';
 import { readableHead } from '../queries/readable-head.ts';
-import { handle, type HandlerOptions } from './handle.ts';
+import { handle, handleCommand, type HandlerOptions } from './handle.ts';
+import { jobDecider } from '../domain/jobs/decide.ts';
+import { jobStream, tenantStream } from '../domain/shared/names.ts';
+import { runningJobs } from '../queries/running-jobs.ts';
+import { absentTenant } from '../domain/tenants/remove.ts';
 import { tenantFolded } from './tenant-fold.ts';
 import type { TenantSnapshots } from '../queries/tenant-snapshots.ts';
 import type { TenantState, TenantStreamEvent } from '../domain/tenants/state.ts';
@@ -172,15 +175,20 @@ export const complianceCommands = (deps: ComplianceDeps) => {
       issued_ms: clock.now(),
     };
     const receipt = deps.receipts.sign(body);
-    if (complete) {
-      const done = await onTenant(tenant, { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now: clock.now() });
-      // The fact that the erasure finished is its proof: without it the answer would claim what the log does not hold.
-      if (E.isLeft(done)) return done;
-      if (done.right.position) position = done.right.position;
-    }
+    // Every receipt is logged with the fact it signs: a complete erasure's (it finished), and a
+    // deferred one's (what was erased so far and what waits) — each is its proof of logging, and
+    // without it the answer would claim what the log does not hold.
+    const now = clock.now();
+    const logged = await onTenant(
+      tenant,
+      complete
+        ? { type: 'CompleteErasure', tenant, data_subject: subject, records: erased, receipt, now }
+        : { type: 'DeferErasure', tenant, data_subject: subject, records: erased, deferred, receipt, now },
+    );
+    if (E.isLeft(logged)) return logged;
+    if (logged.right.position) position = logged.right.position;
     if (position) await deps.settle(position);
-    // Only a complete erasure is logged with its receipt (the fact that it finished).
-    return E.right({ erased, deferred, receipt: complete && deps.prove ? await deps.prove(tenant, receipt, position) : receipt });
+    return E.right({ erased, deferred, receipt: deps.prove ? await deps.prove(tenant, receipt, position) : receipt });
   };
 
   return {
@@ -192,7 +200,10 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         { person_deleted: number; removed: number; renewals_requested: number; deferred: number; files?: { removed: number; deferred: number } }
       >
     > {
-      if (!(await holdsNow(tenant))) return E.left(notFound('tenant'));
+      if (!(await holdsNow(tenant))) {
+        const folded = await tenantFold(tenantStream(tenant));
+        return E.left(folded && !folded.state.exists ? absentTenant(tenant, folded.state) : notFound('tenant'));
+      }
       const days = await retentionDays(db, tenant);
       if (days === null) return E.left(notFound('tenant'));
       const now = clock.now();
@@ -280,6 +291,52 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         }
       }
       return E.right({ released: hold, resumed, position: released.right.position });
+    },
+
+    /**
+     * Removes a tenant by crypto-shredding: `TenantRemoved` is decided on the tenant's stream
+     * (refused while any legal hold is in force — a hold placed meanwhile moves the stream, and
+     * the removal is decided again), its running jobs stop (their tickets die), then every key
+     * of the tenant is deleted and the keystore vacuumed, so nothing sealed for it opens again.
+     * A removal of a removed tenant writes nothing and shreds whatever an interrupted one left.
+     */
+    async removeTenant(
+      tenant: string,
+    ): Promise<
+      E.Either<Refusal, { tenant: string; removed_ms: number; already_removed: boolean; stopped: string[]; keys_shredded: number; position: number | null }>
+    > {
+      const before = await tenantFold(tenantStream(tenant));
+      const removed = await onTenant(tenant, { type: 'RemoveTenant', tenant, now: clock.now() });
+      if (E.isLeft(removed)) return removed;
+      const { state, position } = removed.right;
+      if (state.exists || state.removed_ms === undefined) throw new Error('a tenant removal left a tenant');
+      const stopped: string[] = [];
+      let last = position;
+      let keys_shredded = 0;
+      const epoch = before?.state.exists ? before.state.authority_epoch : 0;
+      // Every job started before the removal is in the jobs model once it holds the removal's
+      // position. A start decided just before the removal may commit after that listing: a
+      // second pass, once the keys went, stops it and shreds whatever was sealed meanwhile.
+      for (let pass = 0; pass < 2; pass++) {
+        await deps.settle(pass === 0 && position !== null ? position : await store.headPosition());
+        for (const job of await runningJobs(db, tenant)) {
+          const stop = await handleCommand(
+            store,
+            jobStream(tenant, job.id),
+            jobDecider,
+            { type: 'StopJob', job: job.id, epoch, reasons: ['tenant_removed'], now: clock.now() },
+            { tenant },
+          );
+          if (E.isRight(stop) && stop.right.events.length > 0) {
+            stopped.push(job.id);
+            last = stop.right.position ?? last;
+          }
+        }
+        keys_shredded += await keystore.shredTenant(tenant);
+      }
+      if (keys_shredded > 0) await keystore.vacuum();
+      if (last !== null) await deps.settle(last);
+      return E.right({ tenant, removed_ms: state.removed_ms, already_removed: position === null, stopped, keys_shredded, position: last });
     },
 
     async erase(tenant: string, subject: string) {

@@ -6,9 +6,9 @@ import type { Sealer } from '../domain/ports/sealer.ts';
 import { importDecider, type ImportedVersion } from '../domain/records/import.ts';
 import { recordsStream } from '../domain/records/rules.ts';
 import { canonicalJson, sha256Hex } from '../domain/shared/hash.ts';
-import { invalid, notFound, refusal, type Refusal } from '../domain/shared/refusal.ts';
+import { invalid, refusal, type Refusal } from '../domain/shared/refusal.ts';
 import type { ExportLine } from '../queries/export.ts';
-import { tenantExists, tenantHasRecords } from '../queries/tenants.ts';
+import { tenantAbsence, tenantHasRecords } from '../queries/tenants.ts';
 import { handleCommand } from './handle.ts';
 
 /**
@@ -22,8 +22,10 @@ export const importTenant = async (
   tenant: string,
   text: string,
 ): Promise<E.Either<Refusal, { records: number; versions: number; position: number | null }>> => {
-  if (!(await tenantExists(deps.db, tenant))) return E.left(notFound('tenant'));
-  if (await tenantHasRecords(deps.db, tenant)) return E.left(refusal('not_empty', { reason: 'import loads into a tenant with no records' }));
+  const absent = await tenantAbsence(deps.db, tenant);
+  if (absent) return E.left(absent);
+  if (await tenantHasRecords(deps.db, tenant))
+    return E.left(refusal('not_empty', { reason: `tenant ${tenant} has records, and import loads only into a tenant with none` }));
 
   const raw = text.split('\n').filter((l) => l.length > 0);
   const last = raw.pop();

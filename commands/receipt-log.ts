@@ -1,6 +1,7 @@
 import type { Sql } from '../domain/ports/read-model.ts';
 import { auditProjectedTo, receiptEntry, type AuditQueries } from '../queries/audit.ts';
 import type { WitnessCommands } from './audit-witnesses.ts';
+import { receiptEntryKind } from '../domain/audit/receipt-proof.ts';
 
 /** Where a receipt's entry was logged: its index, the entry as hashed, a signed checkpoint that includes it and the inclusion proof. */
 export interface ReceiptLog {
@@ -9,9 +10,6 @@ export interface ReceiptLog {
   readonly checkpoint: string;
   readonly proof: readonly string[];
 }
-
-/** The audit entry kind that carries each receipt kind. */
-const ENTRY_KIND: Readonly<Record<string, string>> = { revocation_batch: 'revocation_receipt', erasure: 'erasure' };
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +24,7 @@ export const receiptLogger = (deps: { db: Sql; audit: AuditQueries; witnesses: W
   const applied = async (position: number) => (await auditProjectedTo(deps.db)) >= position;
 
   return async <R extends Record<string, unknown>>(tenant: string, receipt: R, position: number | null): Promise<R & { log?: ReceiptLog }> => {
-    const kind = typeof receipt.kind === 'string' ? ENTRY_KIND[receipt.kind] : undefined;
+    const kind = receiptEntryKind(receipt);
     if (kind === undefined || typeof receipt.signature !== 'string') return receipt;
     if (position !== null) {
       const deadline = Date.now() + (deps.timeoutMs ?? 10_000);

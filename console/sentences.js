@@ -75,6 +75,12 @@ const SENTENCES = {
   hold_released: (e) => ['Hold ', code(e.hold), ' released'],
   erasure_requested: (e) => ['Erasure of data subject ', code(e.subject), ' requested'],
   erasure: (e) => ['Data subject ', code(e.subject), ` erased: ${plural(e.records_erased ?? 0, 'record')}; receipt signed`],
+  erasure_deferred: (e) => [
+    'Erasure of data subject ',
+    code(e.subject),
+    ` deferred by a hold: ${plural(e.records_erased ?? 0, 'record')} erased, ${plural(e.deferred ?? 0, 'record')} waiting; receipt signed`,
+  ],
+  tenant_removed: () => ['Tenant removed: its jobs stopped and its keys shredded'],
   record_removed: (e) => ['Record ', ...records(e), plugin(e), ' removed', e.reason ? ` (${e.reason})` : ''],
   renewal_requested: (e) => ['Renewal of ', ...records(e), plugin(e), ' requested'],
   agent_read: (e) => [
@@ -115,6 +121,7 @@ export const KIND_NAMES = {
   hold_released: 'holds released',
   erasure_requested: 'erasures requested',
   erasure: 'erasures',
+  erasure_deferred: 'erasures deferred',
   record_removed: 'records removed',
   renewal_requested: 'renewals requested',
   agent_read: 'agent records read',
@@ -122,6 +129,7 @@ export const KIND_NAMES = {
   startup_text: 'start-up text',
   files_handed: 'files handed',
   file_removed: 'files removed',
+  tenant_removed: 'tenant removed',
 };
 
 /** The sentence for an entry; an unknown kind reads as its kind and fields. */

@@ -45,6 +45,7 @@ const HANDLED = [
   'HoldReleased',
   'ErasureRequested',
   'SubjectKeyShredded',
+  'ErasureDeferred',
   'RecordRemoved',
   'RenewalRequested',
   'TenantExported',
@@ -55,6 +56,7 @@ const HANDLED = [
   'AgentRecordPut',
   'AgentRecordDeleted',
   'AgentPersonForgotten',
+  'TenantRemoved',
 ] as const;
 
 /**

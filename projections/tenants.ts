@@ -3,7 +3,7 @@ import type { Projection } from './projection.ts';
 export const tenantsProjection: Projection = {
   name: 'tenants',
   order: 'stream',
-  canHandle: ['TenantCreated', 'TenantSettingsChanged', 'PluginInstalled', 'ErasureRequested', 'SubjectKeyShredded', 'RevocationBatchApplied'],
+  canHandle: ['TenantCreated', 'TenantSettingsChanged', 'PluginInstalled', 'ErasureRequested', 'SubjectKeyShredded', 'RevocationBatchApplied', 'TenantRemoved'],
   tables: ['rm_tenants', 'rm_plugins'],
   migrations: [
     {
@@ -27,6 +27,8 @@ export const tenantsProjection: Projection = {
       PRIMARY KEY (tenant, name)
     );`,
     },
+    // A removed tenant keeps its row (its id is retired, its audit log readable), marked removed.
+    { id: 'read-model-tenants-002', sql: 'ALTER TABLE rm_tenants ADD COLUMN IF NOT EXISTS removed_ms bigint' },
   ],
   async apply(sql, event) {
     switch (event.type) {
@@ -80,6 +82,10 @@ export const tenantsProjection: Projection = {
         if (d.removed_plugins.length > 0) await sql.query('DELETE FROM rm_plugins WHERE tenant = $1 AND name = ANY($2::text[])', [d.tenant, d.removed_plugins]);
         return;
       }
+      case 'TenantRemoved':
+        await sql.query('UPDATE rm_tenants SET removed_ms = $2, pending_erasures = $3::jsonb WHERE id = $1', [event.data.tenant, event.data.removed_ms, '[]']);
+        await sql.query('DELETE FROM rm_plugins WHERE tenant = $1', [event.data.tenant]);
+        return;
       default:
         return;
     }

@@ -1,8 +1,10 @@
 import type { Sql } from '../domain/ports/read-model.ts';
+import { notFound, type Refusal } from '../domain/shared/refusal.ts';
+import { tenantRemoved } from '../domain/tenants/remove.ts';
 
 export const getTenant = async (sql: Sql, tenant: string) => {
   const { rows } = await sql.query<{ id: string; settings: unknown; authority_epoch: number; created_ms: number; pending_erasures: string[] }>(
-    'SELECT id, settings, authority_epoch, created_ms, pending_erasures FROM rm_tenants WHERE id = $1',
+    'SELECT id, settings, authority_epoch, created_ms, pending_erasures FROM rm_tenants WHERE id = $1 AND removed_ms IS NULL',
     [tenant],
   );
   const t = rows[0];
@@ -17,13 +19,24 @@ export const getTenant = async (sql: Sql, tenant: string) => {
   return { ...t, created_ms: Number(t.created_ms), plugins, holds };
 };
 
-/** "Does this tenant exist", as the read model knows it: the one place it is asked. */
+/**
+ * "Was this tenant ever created", as the read model knows it: a removed tenant too, whose audit
+ * log stays readable (routes that serve its data ask `tenantAbsence`).
+ */
 export const tenantExists = async (sql: Sql, tenant: string): Promise<boolean> =>
   (await sql.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])).rows.length > 0;
 
-/** Every tenant id, in order (the retention timer walks them). */
+/** Why a tenant's data cannot be served: never created (not found) or removed; null for a live tenant. */
+export const tenantAbsence = async (sql: Sql, tenant: string): Promise<Refusal | null> => {
+  const { rows } = await sql.query<{ removed_ms: string | null }>('SELECT removed_ms FROM rm_tenants WHERE id = $1', [tenant]);
+  const row = rows[0];
+  if (!row) return notFound('tenant');
+  return row.removed_ms === null ? null : tenantRemoved(tenant, Number(row.removed_ms));
+};
+
+/** Every live tenant's id, in order (the retention timer walks them). */
 export const tenantIds = async (sql: Sql): Promise<string[]> =>
-  (await sql.query<{ id: string }>('SELECT id FROM rm_tenants ORDER BY id')).rows.map((r) => r.id);
+  (await sql.query<{ id: string }>('SELECT id FROM rm_tenants WHERE removed_ms IS NULL ORDER BY id')).rows.map((r) => r.id);
 
 /** The tenant's `retention_days` setting, or null for an unknown tenant. */
 export const retentionDays = async (sql: Sql, tenant: string): Promise<number | null> => {

@@ -90,6 +90,21 @@ export const cliProgram = (): Command => {
     .requiredOption('--tenant <t>')
     .action(async (id, o) => print(await client(o)('DELETE', `/v1/tenants/${o.tenant}/holds/${id}`)));
 
+  const tenant = program.command('tenant').description('tenants');
+  remote(
+    tenant
+      .command('remove')
+      .description(
+        'remove a tenant by crypto-shredding its keys: its records can never be read again, its id is retired, its audit log stays; refused while a legal hold is in force',
+      ),
+  )
+    .requiredOption('--tenant <t>')
+    .option('--yes', 'confirm: a removal cannot be undone')
+    .action(async (o) => {
+      if (!o.yes) throw new CliFailure(`removing tenant ${String(o.tenant)} shreds its keys and cannot be undone: run it again with --yes`);
+      print(await client(o)('DELETE', `/v1/tenants/${o.tenant}`));
+    });
+
   const retention = program.command('retention').description('retention of ended records');
   remote(retention.command('run').description('run retention for a tenant now'))
     .requiredOption('--tenant <t>')

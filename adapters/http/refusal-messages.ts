@@ -75,7 +75,9 @@ export const MESSAGES: Readonly<Record<RefusalCode, (r: Fields) => string>> = {
   full: (r) =>
     `the ${str(r.cap) ?? 'records'} cap of this scope is reached${num(r.limit) === undefined ? '' : ` (${String(r.limit)})`}: remove or end records first, or ask the tenant for a higher cap`,
   held: (r) => why(r, 'a legal hold keeps what this would change: try again once the hold is released'),
-  not_empty: (r) => `${why(r, 'there is data here')}: remove it first`,
+  not_empty: (r) =>
+    `${why(r, 'there is data here')}: create a new tenant (POST /v1/tenants) and import into it; to delete this tenant's data for good, remove the tenant (DELETE /v1/tenants/{t}: its keys are shredded and its id is retired)`,
+  removed: (r) => `${why(r, 'this tenant was removed')}: its id is not used again; create a tenant under another id (its audit log stays readable)`,
   requests: (r) => `this call made its ${num(r.limit) ?? 64} requests: mint a new call for the step to make more`,
   result_too_large: (r) =>
     `the result is too large${num(r.limit) === undefined ? '' : ` (at most ${String(r.limit)} bytes)`}: return less, or hand it over as files`,

@@ -21,6 +21,7 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   label_wall: 403,
   not_found: 404,
   timeout: 408,
+  removed: 410,
   already_exists: 409,
   not_empty: 409,
   stale: 409,

@@ -64,6 +64,8 @@ export interface Keystore extends Sealer {
   shredRecord(tenant: string, plugin: string, scope: string, key: string): Promise<number>;
   /** Deletes a data subject's key and the data keys it wrapped, unless something of theirs is left (see `KeyShredder`). */
   shredSubject(tenant: string, subject: string, anyLeft: () => Promise<boolean>): Promise<number | null>;
+  /** Deletes every data and subject key of a tenant (see `KeyShredder`). */
+  shredTenant(tenant: string): Promise<number>;
   /** Rewrites the keystore tables so deleted keys leave no bytes behind in their files. */
   vacuum(): Promise<void>;
 }
@@ -342,6 +344,25 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
         idsByRecord.delete([tenant, r.plugin, r.scope, r.record_key, r.owner].join('\n'));
       }
       return rows.length;
+    },
+    async shredTenant(tenant) {
+      // The data keys first, then the subject keys, in the order puts lock them.
+      const { data, subjects } = await withDeadlockRetry(() =>
+        inTransaction(pool, async (tx) => ({
+          data: (
+            await tx.query<{ key_id: string; plugin: string; scope: string; record_key: string; owner: string }>(
+              'DELETE FROM custodian_data_keys WHERE tenant = $1 RETURNING key_id, plugin, scope, record_key, owner',
+              [tenant],
+            )
+          ).rows,
+          subjects: (await tx.query('DELETE FROM custodian_subject_keys WHERE tenant = $1', [tenant])).rowCount ?? 0,
+        })),
+      );
+      for (const r of data) {
+        cache.delete(r.key_id);
+        idsByRecord.delete([tenant, r.plugin, r.scope, r.record_key, r.owner].join('\n'));
+      }
+      return data.length + subjects;
     },
     async vacuum() {
       await pool.query('VACUUM FULL custodian_data_keys, custodian_subject_keys');

@@ -116,6 +116,18 @@ export const auditFields = (
       return { kind: 'erasure_requested', subject: e.data.data_subject };
     case 'SubjectKeyShredded':
       return { kind: 'erasure', subject: e.data.data_subject, records_erased: e.data.records, receipt: e.data.receipt };
+    // Events added after the first release of the audit log need no AUDITED_SINCE gate: no log
+    // holds them from before, so no signed leaf changes.
+    case 'ErasureDeferred':
+      return {
+        kind: 'erasure_deferred',
+        subject: e.data.data_subject,
+        records_erased: e.data.records,
+        deferred: e.data.deferred,
+        receipt: e.data.receipt,
+      };
+    case 'TenantRemoved':
+      return { kind: 'tenant_removed' };
     case 'RecordRemoved': {
       // A removal takes every version: the entry names the last one and how many went (1…last).
       const last = newestVersion(e.data.plugin, e.data.scope, e.data.key);

@@ -18,6 +18,7 @@ export const AUDIT_KINDS = [
   'hold_released',
   'erasure_requested',
   'erasure',
+  'erasure_deferred',
   'record_removed',
   'renewal_requested',
   'agent_read',
@@ -29,4 +30,5 @@ export const AUDIT_KINDS = [
   'agent_write',
   'agent_delete',
   'agent_person_forgotten',
+  'tenant_removed',
 ] as const;

@@ -6,6 +6,15 @@ import { noteSignedByLog } from './verify.ts';
 /** The audit entry kind that carries each receipt kind. */
 const ENTRY_KIND: Readonly<Record<string, string>> = { revocation_batch: 'revocation_receipt', erasure: 'erasure' };
 
+/**
+ * The kind of the audit entry that carries a receipt, or undefined for a receipt that is not
+ * logged: an erasure's is `erasure` when it completed, `erasure_deferred` when it did not.
+ */
+export const receiptEntryKind = (receipt: Readonly<Record<string, unknown>>): string | undefined => {
+  if (typeof receipt.kind !== 'string' || !Object.hasOwn(ENTRY_KIND, receipt.kind)) return undefined;
+  return receipt.kind === 'erasure' && receipt.complete === false ? 'erasure_deferred' : ENTRY_KIND[receipt.kind];
+};
+
 export type ReceiptLogCheck = { ok: true; origin: string; index: number; size: number } | { ok: false; problems: string[] };
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -38,7 +47,7 @@ export const verifyReceiptLog = (publicKeyPem: string, receipt: Record<string, u
   if (parsed) {
     const { log: _log, ...signed } = receipt;
     if (parsed.seq !== index) problems.push(`its entry is at seq ${String(parsed.seq)}, not at index ${String(index)}`);
-    if (parsed.kind !== ENTRY_KIND[String(receipt.kind)])
+    if (parsed.kind !== receiptEntryKind(receipt))
       problems.push(`its entry is a ${String(parsed.kind)} entry, not the entry of a ${String(receipt.kind)} receipt`);
     if (canonicalJson(parsed.receipt ?? null) !== canonicalJson(signed)) problems.push('its entry holds another receipt than this one');
   }

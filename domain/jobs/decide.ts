@@ -18,6 +18,7 @@ import { assembleStartupText, type StartupAnswer } from '../startup/assemble.ts'
 import { reachesPlugin, startupFunctions, startupTargets, type StartupOf } from '../startup/plugins.ts';
 import { offloadThreshold } from '../files/threshold.ts';
 import { grantsOf } from '../tenants/settings.ts';
+import { absentTenant } from '../tenants/remove.ts';
 
 export interface StartJobRequest {
   readonly agent: string;
@@ -139,7 +140,7 @@ const childConstraints = (parent: unknown, added: readonly string[] | undefined)
 
 const startJob = (c: Extract<JobCommand, { type: 'StartJob' }>, s: JobState): Decision => {
   const tenant = c.tenant;
-  if (!tenant.exists) return E.left(notFound('tenant'));
+  if (!tenant.exists) return E.left(absentTenant(null, tenant));
   const r = c.request;
   const badSubject = subjectProblem(r.subject);
   if (badSubject !== null) return E.left(invalid('subject', badSubject));
@@ -341,7 +342,7 @@ const mintCall = (c: Extract<JobCommand, { type: 'MintCall' }>, s: JobState): De
 /** Mints a start-up call for each plugin that adds start-up text (SPEC §4), in one append. */
 const prepareStartup = (c: Extract<JobCommand, { type: 'PrepareStartup' }>, s: JobState): Decision => {
   if (!s.exists) return E.left(notFound('job'));
-  if (!c.tenant.exists) return E.left(notFound('tenant'));
+  if (!c.tenant.exists) return E.left(absentTenant(null, c.tenant));
   const targets = startupTargets(s.start, grantsOf(c.tenant.settings, s.start.plugin), c.tenant.plugins);
   const startupOf = startupFunctions(c.tenant.plugins);
   const events: JobEvent[] = [];

@@ -11,6 +11,11 @@ export interface KeyShredder {
    * kept: then nothing is shredded and the answer is null. Otherwise answers how many keys went.
    */
   shredSubject(tenant: string, subject: string, anyLeft: () => Promise<boolean>): Promise<number | null>;
+  /**
+   * Shreds every key of a tenant (its records', its files', its agents' and its data subjects'):
+   * nothing sealed for it can be opened again. Answers how many keys went (0 when none were left).
+   */
+  shredTenant(tenant: string): Promise<number>;
   /** Makes the deletions physical (no dead tuple keeps a key). */
   vacuum(): Promise<void>;
 }

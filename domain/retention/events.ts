@@ -19,6 +19,18 @@ export const SubjectKeyShredded = defineEvent(
   t.type({ tenant: t.string, data_subject: t.string, records: t.number, receipt: t.UnknownRecord, shredded_ms: t.number }),
 );
 
+/**
+ * An erasure that could not finish now (held records or files of the subject, or a subject still
+ * being written to): its receipt (`complete: false`) is logged when it is deferred, so it proves
+ * its own logging as a finished one does. The subject stays pending; `SubjectKeyShredded` follows
+ * when it completes.
+ */
+export const ErasureDeferred = defineEvent(
+  'ErasureDeferred',
+  1,
+  t.type({ tenant: t.string, data_subject: t.string, records: t.number, deferred: t.number, receipt: t.UnknownRecord, deferred_ms: t.number }),
+);
+
 export const RemovalReason = t.keyof({ person_end: null, retention: null, erasure: null });
 
 /** A record leaves every read model and its keys are shredded (SPEC §7). */
@@ -42,13 +54,23 @@ export const TenantExported = defineEvent(
   t.type({ tenant: t.string, position: t.number, records: t.number, versions: t.number, sha256: t.string, exported_ms: t.number }),
 );
 
-export const retentionEventSchemas = [HoldPlaced, HoldReleased, ErasureRequested, SubjectKeyShredded, RecordRemoved, RenewalRequested, TenantExported] as const;
+export const retentionEventSchemas = [
+  HoldPlaced,
+  HoldReleased,
+  ErasureRequested,
+  SubjectKeyShredded,
+  ErasureDeferred,
+  RecordRemoved,
+  RenewalRequested,
+  TenantExported,
+] as const;
 
 export type RetentionEvent =
   | EventOf<typeof HoldPlaced>
   | EventOf<typeof HoldReleased>
   | EventOf<typeof ErasureRequested>
   | EventOf<typeof SubjectKeyShredded>
+  | EventOf<typeof ErasureDeferred>
   | EventOf<typeof RecordRemoved>
   | EventOf<typeof RenewalRequested>
   | EventOf<typeof TenantExported>;

@@ -32,6 +32,8 @@ export const REFUSAL_CODES = [
   'full',
   'held',
   'not_empty',
+  // a tenant removed (its keys shredded): its id answers this from then on
+  'removed',
   'requests',
   // results offloaded as files (SPEC §13)
   'result_too_large',

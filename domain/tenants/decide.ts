@@ -8,11 +8,22 @@ import { withdrawnItems } from './withdrawn.ts';
 import { installDigest } from './request-digest.ts';
 import { evolveTenant, foldTenant, initialTenantState, type TenantState, type TenantStreamEvent } from './state.ts';
 import type { Selector } from '../retention/holds.ts';
+import { absentTenant, decideRemoval, tenantRemoved } from './remove.ts';
 
 export type TenantCommand =
   | { readonly type: 'PlaceHold'; readonly tenant: string; readonly hold: string; readonly selector: Selector; readonly reason: string; readonly now: number }
   | { readonly type: 'ReleaseHold'; readonly tenant: string; readonly hold: string; readonly now: number }
   | { readonly type: 'RequestErasure'; readonly tenant: string; readonly data_subject: string; readonly now: number }
+  | {
+      readonly type: 'DeferErasure';
+      readonly tenant: string;
+      readonly data_subject: string;
+      readonly records: number;
+      readonly deferred: number;
+      readonly receipt: Record<string, unknown>;
+      readonly now: number;
+    }
+  | { readonly type: 'RemoveTenant'; readonly tenant: string; readonly now: number }
   | {
       readonly type: 'CompleteErasure';
       readonly tenant: string;
@@ -57,6 +68,8 @@ const ALL_SCOPE_KINDS: readonly RecordScopeKind[] = ['agent', 'project', 'tenant
 
 const createTenant = (c: Extract<TenantCommand, { type: 'CreateTenant' }>, s: TenantState): Decision => {
   if (s.exists) return E.left(refusal('already_exists', { tenant: c.tenant }));
+  // A removed tenant's streams still hold its (unreadable) events: its id is never used again.
+  if (s.removed_ms !== undefined) return E.left(tenantRemoved(c.tenant, s.removed_ms));
   const settings = applyPatch(defaultSettings(), c.settings);
   const problem = settingsProblem(settings);
   if (problem) return E.left(invalid(problem.field, problem.reason));
@@ -68,7 +81,7 @@ const createTenant = (c: Extract<TenantCommand, { type: 'CreateTenant' }>, s: Te
  * settings the whole change leaves; a change that only adds is plain settings.
  */
 const changeSettings = (c: Extract<TenantCommand, { type: 'ChangeTenantSettings' }>, s: TenantState): Decision => {
-  if (!s.exists) return E.left(notFound('tenant'));
+  if (!s.exists) return E.left(absentTenant(c.tenant, s));
   const after = applyPatch(s.settings, c.changes);
   const problem = settingsProblem(after);
   if (problem) return E.left(invalid(problem.field, problem.reason));
@@ -85,7 +98,7 @@ const changeSettings = (c: Extract<TenantCommand, { type: 'ChangeTenantSettings'
 const duplicate = (xs: readonly string[]) => xs.find((x, i) => xs.indexOf(x) !== i);
 
 const installPlugin = (c: Extract<TenantCommand, { type: 'InstallPlugin' }>, s: TenantState): Decision => {
-  if (!s.exists) return E.left(notFound('tenant'));
+  if (!s.exists) return E.left(absentTenant(c.tenant, s));
   const fnDup = duplicate(c.functions);
   if (fnDup !== undefined) return E.left(invalid('functions', `"${fnDup}" is listed twice`));
   const agentDup = duplicate(c.agents);
@@ -126,34 +139,42 @@ export const decideTenant = (c: TenantCommand, s: TenantState): Decision => {
     case 'InstallPlugin':
       return installPlugin(c, s);
     case 'ApplyRevocations':
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       return decideRevocations(s, c.items, c.now, c.request_id);
     case 'LiftKill':
-      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       if (!s.killed_agents.includes(c.agent)) return E.left(refusal('not_found', { what: 'kill', agent: c.agent }));
       return E.right([{ type: 'AgentKillLifted', data: { tenant: c.tenant, agent: c.agent, lifted_ms: c.now } }]);
     case 'PlaceHold':
-      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       if (Object.keys(c.selector).length === 0)
         return E.left(invalid('selector', 'a selector names at least one of tenant, plugin, scope, record, data_subject, job'));
       return E.right([{ type: 'HoldPlaced', data: { tenant: c.tenant, hold: c.hold, selector: c.selector, reason: c.reason, placed_ms: c.now } }]);
     case 'ReleaseHold':
-      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       if (!s.holds[c.hold]) return E.left(notFound('hold'));
       return E.right([{ type: 'HoldReleased', data: { tenant: c.tenant, hold: c.hold, released_ms: c.now } }]);
     case 'RequestErasure':
-      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       return E.right(
         s.pending_erasures.includes(c.data_subject)
           ? []
           : [{ type: 'ErasureRequested', data: { tenant: c.tenant, data_subject: c.data_subject, requested_ms: c.now } }],
       );
+    case 'DeferErasure': {
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
+      const { tenant, data_subject, records, deferred, receipt, now } = c;
+      return E.right([{ type: 'ErasureDeferred', data: { tenant, data_subject, records, deferred, receipt, deferred_ms: now } }]);
+    }
+    case 'RemoveTenant':
+      return decideRemoval(c, s);
     case 'CompleteErasure':
-      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       return E.right([
         { type: 'SubjectKeyShredded', data: { tenant: c.tenant, data_subject: c.data_subject, records: c.records, receipt: c.receipt, shredded_ms: c.now } },
       ]);
     case 'IssueReceipt':
-      if (!s.exists) return E.left(notFound('tenant'));
+      if (!s.exists) return E.left(absentTenant(c.tenant, s));
       // One receipt per batch: a retry finishing the same batch keeps the first.
       if (Object.hasOwn(s.receipts, c.epoch)) return E.right([]);
       return E.right([{ type: 'RevocationReceiptIssued', data: { tenant: c.tenant, epoch: c.epoch, receipt: c.receipt, issued_ms: c.now } }]);

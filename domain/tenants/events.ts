@@ -104,6 +104,13 @@ export const RevocationReceiptIssued = defineEvent(
   t.type({ tenant: t.string, epoch: t.number, receipt: t.UnknownRecord, issued_ms: t.number }),
 );
 
+/**
+ * A tenant removed (its data crypto-shredded): every data and subject key of the tenant is
+ * deleted after this, so nothing sealed for it can be read again, in any copy of the log. Its
+ * id is never used again; its audit log stays.
+ */
+export const TenantRemoved = defineEvent('TenantRemoved', 1, t.type({ tenant: t.string, removed_ms: t.number }));
+
 export const tenantEventSchemas = [
   TenantCreated,
   TenantSettingsChanged,
@@ -111,6 +118,7 @@ export const tenantEventSchemas = [
   RevocationBatchApplied,
   RevocationReceiptIssued,
   AgentKillLifted,
+  TenantRemoved,
 ] as const;
 
 export type TenantEvent =
@@ -119,4 +127,5 @@ export type TenantEvent =
   | EventOf<typeof PluginInstalled>
   | EventOf<typeof RevocationBatchApplied>
   | EventOf<typeof RevocationReceiptIssued>
-  | EventOf<typeof AgentKillLifted>;
+  | EventOf<typeof AgentKillLifted>
+  | EventOf<typeof TenantRemoved>;

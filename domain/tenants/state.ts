@@ -7,7 +7,8 @@ import { KeyedMap, type ReadonlyKeyedMap } from '../shared/keyed-map.ts';
 import { keyedDelete, keyedSet } from '../shared/keyed.ts';
 
 /** Everything a tenant stream holds. */
-export type TenantStreamEvent = TenantEvent | Extract<RetentionEvent, { type: 'HoldPlaced' | 'HoldReleased' | 'ErasureRequested' | 'SubjectKeyShredded' }>;
+export type TenantStreamEvent =
+  TenantEvent | Extract<RetentionEvent, { type: 'HoldPlaced' | 'HoldReleased' | 'ErasureRequested' | 'ErasureDeferred' | 'SubjectKeyShredded' }>;
 
 export interface PluginInstall {
   readonly name: string;
@@ -24,7 +25,8 @@ export type Plugins = ReadonlyKeyedMap<PluginInstall>;
 export type PluginLookup = Pick<Plugins, 'get'>;
 
 export type TenantState =
-  | { readonly exists: false }
+  /** No tenant: never created, or removed (`removed_ms`: its id is not used again). */
+  | { readonly exists: false; readonly removed_ms?: number }
   | {
       readonly exists: true;
       readonly id: string;
@@ -164,6 +166,11 @@ export const evolveTenant = (state: TenantState, event: TenantStreamEvent): Tena
         : state;
     case 'SubjectKeyShredded':
       return state.exists ? { ...state, pending_erasures: state.pending_erasures.filter((s) => s !== event.data.data_subject) } : state;
+    // A deferral is logged for its receipt; the subject was pending since its request.
+    case 'ErasureDeferred':
+      return state;
+    case 'TenantRemoved':
+      return state.exists ? { exists: false, removed_ms: event.data.removed_ms } : state;
   }
 };
 

@@ -13,7 +13,7 @@ import type { ProjectionRunner } from '../../../projections/runner.ts';
 import { exportDecider } from '../../../domain/compliance/export.ts';
 import { exportTenant } from '../../../queries/export.ts';
 import { renewals } from '../../../queries/renewals.ts';
-import { tenantExists } from '../../../queries/tenants.ts';
+import { tenantAbsence } from '../../../queries/tenants.ts';
 import { answer } from '../reply.ts';
 import { MAX_IMPORT_BYTES } from '../body-limits.ts';
 import { importRefusal } from '../hygiene.ts';
@@ -36,7 +36,6 @@ const security = [{ admin: [] }];
 
 export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const known = (tenant: string) => tenantExists(deps.db, tenant);
 
   r.post(
     '/v1/tenants/:t/holds',
@@ -89,6 +88,28 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       })),
   );
 
+  r.delete(
+    '/v1/tenants/:t',
+    {
+      schema: {
+        params: TenantParams,
+        security,
+        tags: ['compliance'],
+        summary: 'removes a tenant by crypto-shredding its keys; refused while a legal hold is in force',
+        response: ok(Answers.tenantRemoved, 'the tenant removed: its jobs stopped, its keys shredded, its audit log kept'),
+      },
+    },
+    async (req, reply) =>
+      answer(reply, deps.runner, await deps.compliance.removeTenant(req.params.t), ({ tenant, removed_ms, already_removed, stopped, keys_shredded }) => ({
+        tenant,
+        removed: true,
+        removed_ms,
+        already_removed,
+        stopped,
+        keys_shredded,
+      })),
+  );
+
   r.post(
     '/v1/tenants/:t/retention/run',
     {
@@ -119,7 +140,8 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       },
     },
     async (req, reply) => {
-      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      const absent = await tenantAbsence(deps.db, req.params.t);
+      if (absent) return reply.code(statusOf(absent)).send(absent);
       return reply.send({ renewals: await renewals(deps.db, req.params.t, req.query.plugin ?? null) });
     },
   );
@@ -137,7 +159,8 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       },
     },
     async (req, reply) => {
-      if (!(await known(req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      const absent = await tenantAbsence(deps.db, req.params.t);
+      if (absent) return reply.code(statusOf(absent)).send(absent);
       // A position the log has not reached would name bytes that a later write changes.
       if (req.query.position !== undefined) {
         const head = (await deps.store.committedHead?.()) ?? (await deps.store.headPosition());

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { agentCollections } from '../../../commands/console-collections.ts';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
-import { refusal } from '../../../domain/shared/refusal.ts';
 import type { ProjectionRunner } from '../../../projections/runner.ts';
 import { recordHistories } from '../../../queries/console-records.ts';
-import { tenantExists, tenantIds } from '../../../queries/tenants.ts';
+import { statusOf } from '../status.ts';
+import { tenantAbsence, tenantIds } from '../../../queries/tenants.ts';
 import { PUBLIC } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
 import { Answers, ok, refusals } from '../responses.ts';
@@ -95,7 +95,8 @@ export const consoleAdminRoutes = (admin: FastifyInstance, deps: ConsoleDeps) =>
       },
     },
     async (req, reply) => {
-      if (!(await tenantExists(deps.db, req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      const absent = await tenantAbsence(deps.db, req.params.t);
+      if (absent) return reply.code(statusOf(absent)).send(absent);
       return { records: await recordHistories(deps.db, req.params.t, req.query.plugin, req.query.scope ?? null, 200) };
     },
   );
@@ -112,7 +113,8 @@ export const consoleAdminRoutes = (admin: FastifyInstance, deps: ConsoleDeps) =>
       },
     },
     async (req, reply) => {
-      if (!(await tenantExists(deps.db, req.params.t))) return reply.code(404).send(refusal('not_found', { what: 'tenant' }));
+      const absent = await tenantAbsence(deps.db, req.params.t);
+      if (absent) return reply.code(statusOf(absent)).send(absent);
       return { agents: await agentCollections(deps.store, req.params.t) };
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { getTenant } from '../../../queries/tenants.ts';
+import { getTenant, tenantAbsence } from '../../../queries/tenants.ts';
+import { statusOf } from '../status.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
 import { CreateTenantBody, InstallPluginBody, KillParams, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
@@ -45,7 +46,9 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
     },
     async (req, reply) => {
       const tenant = await getTenant(deps.db, req.params.t);
-      return tenant ? reply.send({ tenant }) : reply.code(404).send({ error: 'not_found', what: 'tenant' });
+      if (tenant) return reply.send({ tenant });
+      const absent = (await tenantAbsence(deps.db, req.params.t)) ?? { error: 'not_found', what: 'tenant' };
+      return reply.code(statusOf(absent)).send(absent);
     },
   );
 
