@@ -53,6 +53,7 @@ const REFUSAL_STATUSES = {
   403: 'the credential may not do this: revoked, scope, purpose, person_off, person_scope, job_not_running, widening_refused, envelope_invalid, label_wall or withheld',
   404: 'not_found: the tenant, job, call, hold, record, file or stream named does not exist',
   409: 'the current state refuses it: already_exists, stale, duplicate, full, held, not_empty, forgotten, files_held or tampered',
+  410: 'removed: the tenant was removed and its keys shredded; its id is not used again',
   413: 'too_large or result_too_large: the body is larger than this route takes',
   415: 'unsupported_media_type: send the media type this route takes',
   429: 'requests: the call has made all the requests it may',
@@ -67,11 +68,14 @@ export const refusals = (...statuses: RefusalStatus[]): Record<string, unknown> 
 /**
  * The refusals a route may answer, beside its own success and the refusals it declared: 400
  * on every route (the path and query string are checked everywhere); 401 and 503 on every
- * route that takes a credential and reads the database; 413 and 415 on every route that reads a
- * body.
+ * route that takes a credential and reads the database; 410 on every route that names a tenant in
+ * its path (a removed tenant's id answers \`removed\`); 413 and 415 on every route that reads a body.
  */
-export const withRefusalResponses = (response: Record<string, unknown>, route: { readonly body: boolean; readonly public: boolean }) => ({
-  ...refusals(400, ...(route.public ? [] : ([401, 503] as const)), ...(route.body ? ([413, 415] as const) : [])),
+export const withRefusalResponses = (
+  response: Record<string, unknown>,
+  route: { readonly body: boolean; readonly public: boolean; readonly tenant: boolean },
+) => ({
+  ...refusals(400, ...(route.public ? [] : ([401, 503] as const)), ...(route.tenant ? ([410] as const) : []), ...(route.body ? ([413, 415] as const) : [])),
   ...response,
 });
 

@@ -80,7 +80,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
     const schema = (route.schema ?? {}) as { hide?: boolean; body?: unknown; response?: Record<string, unknown> };
     if (schema.hide) return;
     if (!declaresSuccess(schema.response)) throw new Error(`${String(route.method)} ${route.url}: declare its success answer (schema.response)`);
-    const kind = { body: schema.body !== undefined, public: route.config?.auth === 'public' };
+    const kind = { body: schema.body !== undefined, public: route.config?.auth === 'public', tenant: /\/:t(\/|$)/.test(route.url) };
     route.schema = { ...schema, response: withRefusalResponses(schema.response!, kind) };
   });
 

@@ -96,7 +96,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
         security,
         tags: ['compliance'],
         summary: 'removes a tenant by crypto-shredding its keys; refused while a legal hold is in force',
-        response: ok(Answers.tenantRemoved, 'the tenant removed: its jobs stopped, its keys shredded, its audit log kept'),
+        response: { ...ok(Answers.tenantRemoved, 'the tenant removed: its jobs stopped, its keys shredded, its audit log kept'), ...refusals(404, 409) },
       },
     },
     async (req, reply) =>

@@ -140,7 +140,7 @@ describe('answers', () => {
 
   it('each operation names its refusal statuses, and only ones it can answer', () => {
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
-    expect(statuses('/v1/tenants/{t}', 'get')).toEqual(['200', '400', '401', '404', '503']);
+    expect(statuses('/v1/tenants/{t}', 'get')).toEqual(['200', '400', '401', '404', '410', '503']);
     expect(statuses('/v1/records', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
     expect(statuses('/', 'get')).toEqual(['200', '400']);
   });
