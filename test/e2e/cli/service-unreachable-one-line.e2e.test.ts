@@ -26,6 +26,7 @@ const COMMANDS: Record<string, string[]> = {
   'records export': ['records', 'export', '--tenant', 'acme', '--agent', 'planner'],
   'hold place': ['hold', 'place', '--tenant', 'acme', '--selector', '{"data_subject":"user:ada"}', '--reason', 'litigation'],
   'hold release': ['hold', 'release', 'h1', '--tenant', 'acme'],
+  'tenant remove': ['tenant', 'remove', '--tenant', 'acme', '--yes'],
   'retention run': ['retention', 'run', '--tenant', 'acme'],
   'audit replay': ['audit', 'replay', '--tenant', 'acme'],
   'audit download': ['audit', 'download', '--tenant', 'acme'],
