@@ -102,7 +102,8 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const i of instances) if (i.child.exitCode === null) i.child.kill('SIGKILL');
+  // SIGTERM, so an instance that started an embedded server stops it.
+  for (const i of instances) if (i.child.exitCode === null) i.child.kill('SIGTERM');
   await Promise.all(instances.map((i) => i.exited));
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -155,6 +156,14 @@ describe('a running service whose database stopped', () => {
           answers.push(`${method.toUpperCase()} ${template}: ${res.status} ${JSON.stringify(res.body)}`);
       }
     expect(answers).toEqual([]);
+  });
+
+  it('serves again, writes and reads, once a custodian start runs the database again', async () => {
+    instances.push(await start());
+    expect((await call(second.url, 'POST', '/v1/tenants', adminKey, { id: 'globex' })).status).toBe(201);
+    const put = await call(second.url, 'POST', '/v1/records', ticket, { op: 'put', scope: 'tenant', record_key: 'a', body: { text: 'z' }, expect: 1 });
+    expect({ status: put.status, version: put.body.version }).toEqual({ status: 200, version: 2 });
+    expect((await call(second.url, 'GET', '/healthz', '')).status).toBe(200);
   });
 
   it('keeps running', () => {

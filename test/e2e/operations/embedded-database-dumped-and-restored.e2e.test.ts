@@ -88,7 +88,8 @@ const connection = (dataDir: string): NodeJS.ProcessEnv => ({
 });
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
   rmSync(work, { recursive: true, force: true });
 });
 
