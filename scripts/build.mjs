@@ -1,8 +1,9 @@
 // `npm run build` (and `prepare`, which `npm ci` and `npm pack` run): compiles the CLI, the
 // service it starts and the SDK into dist/ with tsc, then records in dist/sources.json the
 // TypeScript each file was compiled from, so bin/custodian.js runs dist/ only while it matches.
-// `--if-possible` (prepare): without TypeScript installed (npm ci --omit=dev) it says so and
-// leaves dist/ out; the CLI then runs its TypeScript through tsx.
+// `--if-possible` (prepare): without TypeScript installed (npm ci --omit=dev), or when tsc
+// fails, an install says so and leaves dist/ out instead of failing; the CLI then runs its
+// TypeScript through tsx. `npm pack` and `npm publish` fail instead: a package needs its dist/.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -12,12 +13,13 @@ import process from 'node:process';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
+const ifPossible = process.argv.includes('--if-possible') && !['pack', 'publish'].includes(process.env.npm_command ?? '');
 
 let tsc;
 try {
   tsc = createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
 } catch {
-  if (!process.argv.includes('--if-possible')) throw new Error('typescript is not installed: run npm ci (with dev dependencies) first');
+  if (!ifPossible) throw new Error('typescript is not installed: run npm ci (with dev dependencies) first');
   process.stderr.write('custodian: typescript is not installed, so dist/ is not built; the CLI runs its TypeScript through tsx\n');
   process.exit(0);
 }
@@ -26,7 +28,9 @@ rmSync(dist, { recursive: true, force: true });
 const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (run.status !== 0) {
   rmSync(dist, { recursive: true, force: true });
-  process.exit(run.status ?? 1);
+  if (!ifPossible) process.exit(run.status ?? 1);
+  process.stderr.write('custodian: tsc failed (above), so dist/ is not built; the CLI runs its TypeScript through tsx\n');
+  process.exit(0);
 }
 
 /** Every dist/**\/*.js, as the relative path of the .ts it came from. */
