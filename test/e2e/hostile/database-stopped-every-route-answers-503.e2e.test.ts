@@ -158,6 +158,23 @@ describe('a running service whose database stopped', () => {
     expect(answers).toEqual([]);
   });
 
+  it('the CLI says in one line that the database does not answer, and what to do', async () => {
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(REPO, 'bin/custodian.js'), 'export', '--tenant', 'acme', '--url', second.url], {
+        env: { ...firstRunEnv({}), CUSTODIAN_ADMIN_KEY: adminKey },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.once('close', (code) => resolve({ code, stderr }));
+    });
+    expect(run).toEqual({
+      code: 1,
+      stderr:
+        "custodian: the service refused GET /v1/tenants/acme/export with 503 unavailable: the database does not answer: try again shortly; if it persists, check that the service's database is running (its log says why)\n",
+    });
+  });
+
   it('serves again, writes and reads, once a custodian start runs the database again', async () => {
     instances.push(await start());
     expect((await call(second.url, 'POST', '/v1/tenants', adminKey, { id: 'globex' })).status).toBe(201);
