@@ -58,6 +58,7 @@ const unreachable = (url: string, error: unknown): CliFailure => {
 const advice = (status: number): string => {
   if (status === 401 || status === 403) return 'give the admin key: CUSTODIAN_ADMIN_KEY, or --data-dir where the service keeps secrets/admin-key';
   if (status === 404) return 'check the tenant and the id, and that --url is a Custodian service';
+  if (status === 503) return "if it persists, check that the service's database is running (its log says why)";
   if (status >= 500) return 'the service failed; its log says why';
   return 'change the request as the message says';
 };
@@ -68,7 +69,8 @@ const refusalText = (text: string): string => {
     const body = JSON.parse(text) as Record<string, unknown>;
     if (body !== null && typeof body === 'object' && typeof body.error === 'string') {
       const parts = [body.error, body.field, body.reason, body.message].filter((p): p is string => typeof p === 'string' && p !== '');
-      return oneLine([...new Set(parts)].join(': '));
+      // The code always; then a field or reason that the message repeats at its start, once.
+      return oneLine(parts.filter((p, i) => i === 0 || !parts.slice(i + 1).some((later) => later.startsWith(p))).join(': '));
     }
   } catch {
     // Not JSON: the text itself, flattened.

@@ -17,6 +17,8 @@ export interface Database {
   /** Stops the embedded server if this process started it. */
   release(): Promise<void>;
   readonly embedded: boolean;
+  /** The embedded server another process (a `custodian start` on this data directory) runs: it stops with that process. */
+  readonly borrowed: boolean;
 }
 
 export { dataDirOf } from './data-dir.ts';
@@ -44,11 +46,11 @@ const runningEmbedded = async (dataDir: string): Promise<string | null> => {
  * one that is already running there (two servers cannot share a cluster directory).
  */
 export const openDatabase = async (dataDir: string, log?: (line: string) => void): Promise<Database> => {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, release: async () => undefined };
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, borrowed: false, release: async () => undefined };
   const running = await runningEmbedded(dataDir);
-  if (running) return { url: running, embedded: true, release: async () => undefined };
+  if (running) return { url: running, embedded: true, borrowed: true, release: async () => undefined };
   const server = await startEmbeddedPostgres({ dataDir, ...(log ? { log } : {}) });
-  return { url: server.url, embedded: true, release: () => server.stop() };
+  return { url: server.url, embedded: true, borrowed: false, release: () => server.stop() };
 };
 
 /** The log: EventStoreDB when ESDB_URL is set, else PostgreSQL on `pool` (read models stay there either way). */

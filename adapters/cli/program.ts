@@ -26,6 +26,12 @@ export const cliProgram = (): Command => {
     .action(async (o) => (await import('./start.ts')).start(o));
 
   program
+    .command('database')
+    .description("run the data directory's embedded PostgreSQL alone (for pg_dump, pg_restore, psql) until stopped; prints how to connect")
+    .option('--data-dir <dir>', 'data directory (CUSTODIAN_DATA_DIR, default ./data)')
+    .action(async (o) => (await import('./database-alone.ts')).serveDatabase(o));
+
+  program
     .command('rebuild <projection>')
     .description('replay the event log from position 0 into one read model')
     .option('--data-dir <dir>', 'data directory (CUSTODIAN_DATA_DIR, default ./data)')

@@ -50,6 +50,11 @@ export const start = async (opts: StartOptions) => {
 
   const kafka = kafkaSettingsFromEnv();
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line })).catch(exitIfUnreachable);
+  if (db.borrowed)
+    logger.warn(
+      { data_dir: dataDir },
+      'the embedded PostgreSQL of this data directory is already running, started by another custodian start: this one uses it, and answers 503 unavailable once that one stops',
+    );
   // ESDB_URL moves the log to EventStoreDB; read models, keys and checkpoints stay in PostgreSQL.
   const eventStore = process.env.ESDB_URL ? await esdbEventStore(process.env.ESDB_URL) : undefined;
   const service = await startService({

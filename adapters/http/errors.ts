@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { refusal, type Refusal } from '../../domain/shared/refusal.ts';
 import { isAgentPath, withMessage } from './refusal-messages.ts';
 import { refusalOfIssue, type SchemaIssue } from './schema-refusal.ts';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from './database-unavailable.ts';
 
 interface ValidationItem {
   keyword?: string;
@@ -61,6 +62,8 @@ export const refusalOfError = (error: FastifyError & { refusal?: Refusal }, sour
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return { status, body: { error: 'invalid', field: 'request', reason: error.message } };
+  // The database went away (stopped, restarting, unreachable): nothing is wrong with the request.
+  if (isDatabaseUnavailable(error)) return { status: 503, body: { ...DATABASE_UNAVAILABLE } };
   return { status: 500, body: { error: 'internal' } };
 };
 

@@ -114,6 +114,8 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
     const data = { body: req.body, querystring: req.query, params: req.params, headers: req.headers };
     const { status, body } = refusalOfError(error as FastifyError, { schema: schema ?? {}, data });
     if (status >= 500) req.log.error({ err: error }, 'request failed');
+    // The database does not answer (the only 503 here): a client may retry in a few seconds.
+    if (status === 503) reply.header('retry-after', '5');
     // Refused before its body was read (too large, or a type we do not parse): do not read it.
     if (status === 413 || status === 415) closeIfBodyPending(req, reply);
     // The records API names the job's purpose in every answer, its 413 and 415 included.

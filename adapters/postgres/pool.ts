@@ -9,6 +9,9 @@ export const createPool = (connectionString: string, max = 10): pg.Pool => {
   const pool = new pg.Pool({ connectionString, max });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor may a borrowed one between two queries (the pool listens only while a client is idle),
+  // e.g. when the server shuts down: its next query fails (503) and the pool drops it when released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 };
 

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { startComponents } from './components.ts';
+import { ensureClientsVenv } from './clients-venv.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -45,6 +46,8 @@ const dockerAnswers = () => {
  * engine answers, else a throwaway embedded server (a real one) deleted afterwards.
  */
 export default async function setup(project: TestProject) {
+  // The Python client suites' environment: made on the first run, kept after.
+  await ensureClientsVenv();
   const docker = dockerAnswers();
   const components = await startComponents(project, docker);
   let database: Awaited<ReturnType<typeof startDatabase>>;

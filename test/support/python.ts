@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CLIENTS_VENV } from './clients-venv.ts';
 
-// The Python and Go the client tests run with. .ci/run makes a virtual environment with the test
-// dependencies (pytest, mcp, and the OpenAPI checkers openapi-spec-validator and schemathesis) at
-// node_modules/.cache/clients-venv; CUSTODIAN_PYTHON names another.
+// The Python and Go the client tests run with. The run's global setup makes a virtual environment
+// with the test dependencies (pytest, mcp, and the OpenAPI checkers openapi-spec-validator and
+// schemathesis) at node_modules/.cache/clients-venv (clients-venv.ts); CUSTODIAN_PYTHON names another.
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLIENTS_PYTHON = `${ROOT}clients/python`;
 export const CLIENTS_GO = `${ROOT}clients/go`;
-const VENV = `${ROOT}node_modules/.cache/clients-venv/bin/python`;
+const VENV = `${CLIENTS_VENV}/bin/python`;
 
 export const python = (): string => process.env.CUSTODIAN_PYTHON ?? (existsSync(VENV) ? VENV : 'python3');
 
@@ -25,6 +26,6 @@ const PROBES = {
 export const missing = (what: keyof typeof PROBES | 'go'): string | null => {
   const probe = what === 'go' ? spawnSync('go', ['version'], { encoding: 'utf8' }) : spawnSync(python(), ['-c', PROBES[what]], { encoding: 'utf8' });
   const why = probe.status === 0 ? null : `${what} is not available (${(probe.stderr || String(probe.error ?? '')).trim().split('\n').pop()})`;
-  if (why && process.env.CI === 'true') throw new Error(`${why}: .ci/run installs it`);
+  if (why && process.env.CI === 'true') throw new Error(`${why}: the tests' global setup makes it (python) and .ci/run installs it (go)`);
   return why;
 };

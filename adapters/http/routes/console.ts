@@ -12,9 +12,10 @@ import { tenantAbsence, tenantIds } from '../../../queries/tenants.ts';
 import { PUBLIC } from '../route-auth.ts';
 import { TenantParams } from '../schemas.ts';
 import { Answers, ok, refusals } from '../responses.ts';
+import { packageRoot } from '../../package-root.ts';
 
 /** The console's files ship in the repository (`console/`): plain HTML, ES modules and CSS, no build step. */
-const CONSOLE_DIR = new URL('../../../console/', import.meta.url);
+const CONSOLE_DIR = new URL('console/', packageRoot);
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',

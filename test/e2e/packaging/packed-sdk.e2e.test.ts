@@ -7,7 +7,7 @@ import { fitDocument, weigh } from '../../../clients/typescript/src/fit/index.ts
 import { firstRunEnv, REPO } from '../../support/npm-start.ts';
 
 /**
- * What another project gets: `npm pack` (which builds dist/ by its prepack), the tarball
+ * What another project gets: `npm pack` (which builds dist/ by its prepare script), the tarball
  * installed into a fresh project from the npm cache, and the SDK imported there under plain
  * node, no TypeScript loader.
  */
