@@ -97,7 +97,8 @@ const pipelined = async <T>(client: pg.PoolClient, send: () => Promise<T>[]): Pr
  */
 export class CommitInDoubt extends Error {
   constructor(readonly reason: unknown) {
-    super(`the batch's commit is in doubt (its answer was lost): ${reason instanceof Error ? reason.message : String(reason)}`);
+    // The lost connection is its cause: the edge answers it as the database not answering (503).
+    super(`the batch's commit is in doubt (its answer was lost): ${reason instanceof Error ? reason.message : String(reason)}`, { cause: reason });
   }
 }
 
