@@ -99,9 +99,11 @@ BEGIN
     ELSIF g IS NOT NULL AND NOT g = ANY(held) THEN
       verdict := 'guard_failed';
     ELSE
-      SELECT c.s, st.revision INTO moved_stream, moved_rev
-        FROM unnest(c_unit, c_stream, c_revision) AS c(u, s, r) LEFT JOIN custodian_streams st ON st.stream = c.s
-        WHERE c.u = k AND st.revision IS DISTINCT FROM c.r LIMIT 1;
+      IF k = ANY(c_unit) THEN
+        SELECT c.s, st.revision INTO moved_stream, moved_rev
+          FROM unnest(c_unit, c_stream, c_revision) AS c(u, s, r) LEFT JOIN custodian_streams st ON st.stream = c.s
+          WHERE c.u = k AND st.revision IS DISTINCT FROM c.r LIMIT 1;
+      END IF;
       IF moved_stream IS NOT NULL THEN
         verdict := 'conflict';
         stream := moved_stream;
