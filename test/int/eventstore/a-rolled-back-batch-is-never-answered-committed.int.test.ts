@@ -4,8 +4,8 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { NewEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent as ev } from '../../support/events.ts';
 
 /**
  * PostgreSQL answers the COMMIT of a transaction that an error aborted with `ROLLBACK`, not with
@@ -14,13 +14,6 @@ import { freshDatabase } from '../../support/database.ts';
  * statement (a duplicate ignored in JavaScript, say) must not turn a batch that rolled back
  * into appends answered committed and lost.
  */
-const ev = (type: string): NewEvent => ({
-  event_id: randomUUID(),
-  type,
-  schema_version: 1,
-  data: { n: 1 },
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;

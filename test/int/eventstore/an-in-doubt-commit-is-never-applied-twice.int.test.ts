@@ -5,8 +5,8 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { NewEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent as ev } from '../../support/events.ts';
 
 /**
  * A batch whose connection is lost after PostgreSQL committed it, before its COMMIT's answer
@@ -14,13 +14,6 @@ import { freshDatabase } from '../../support/database.ts';
  * again one by one (as it does after an error PostgreSQL answered, which rolled it back). Run
  * again, a request's count would be moved twice and a unit refused as its own duplicate.
  */
-const ev = (): NewEvent => ({
-  event_id: randomUUID(),
-  type: 'Tested',
-  schema_version: 1,
-  data: { n: 1 },
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
 
 /** A TCP proxy to PostgreSQL that, when armed, drops the connection on which it sees COMMIT answered, instead of that answer. */
 const commitCutter = async (target: URL) => {

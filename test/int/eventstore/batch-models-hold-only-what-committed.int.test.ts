@@ -4,8 +4,9 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent } from '../../support/events.ts';
 
 /**
  * A batch is first written as if every append met its expected revision (its inline models
@@ -13,13 +14,7 @@ import { freshDatabase } from '../../support/database.ts';
  * tests hold what that must never change: the models hold exactly the events that committed,
  * at their positions, whatever the batch met.
  */
-const ev = (): NewEvent => ({
-  event_id: randomUUID(),
-  type: 'Modelled',
-  schema_version: 1,
-  data: { n: 1 },
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
+const ev = () => testEvent('Modelled');
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;

@@ -4,21 +4,15 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { AppendResult, NewEvent } from '../../../domain/ports/event-store.ts';
+import type { AppendResult } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent as ev } from '../../support/events.ts';
 
 /**
  * A chain (`appendChain`) commits no unit after one that did not commit, however the group
  * committer cuts its queue into batches (at most 256 items each): a chain whose first unit ends
  * one batch and whose others start the next is judged as if it were in one.
  */
-const ev = (): NewEvent => ({
-  event_id: randomUUID(),
-  type: 'Tested',
-  schema_version: 1,
-  data: { n: 1 },
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
 
 const MAX_BATCH = 256;
 

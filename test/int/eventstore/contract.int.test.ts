@@ -3,11 +3,12 @@ import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { esdbEventStore } from '../../../adapters/eventstore/esdb.ts';
-import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent as ev } from '../../support/events.ts';
 
 /**
  * The one contract every event-store adapter passes. A factory may take a `beforeCommit`
@@ -22,14 +23,6 @@ interface Adapter {
   readonly conditions: boolean;
   teardown(): Promise<void>;
 }
-
-const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
-  event_id: randomUUID(),
-  type,
-  schema_version: 1,
-  data,
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
 
 const stream = () => `test:${randomUUID()}`;
 

@@ -4,16 +4,9 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { NewEvent, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
-
-const ev = (type = 'Tested', data: unknown = { n: 1 }): NewEvent => ({
-  event_id: randomUUID(),
-  type,
-  schema_version: 1,
-  data,
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
+import { testEvent as ev } from '../../support/events.ts';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;

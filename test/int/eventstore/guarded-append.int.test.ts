@@ -8,23 +8,17 @@ import { postgresEventStore, type PostgresEventStore } from '../../../adapters/e
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import type { AppendRow } from '../../../domain/ports/append-rows.ts';
-import type { AppendResult, NewEvent } from '../../../domain/ports/event-store.ts';
+import type { AppendResult } from '../../../domain/ports/event-store.ts';
 import { recordsProjection } from '../../../projections/records.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent as ev } from '../../support/events.ts';
 
 /**
- * The group committer's guarded append (custodian_append_guarded behind the guards' checks, in
- * one statement): a guard that holds commits its count and its append together; one that
- * fails writes nothing — its count not moved, its append not made —
- * and the appends beside it in the batch are made as usual.
+ * The group committer's guarded append (the guards' checks and counts in custodian_commit, with
+ * the units): a guard that holds commits its count and its append together; one that fails
+ * writes nothing — its count not moved, its append not made — and the appends beside it in the
+ * batch are made as usual.
  */
-const ev = (): NewEvent => ({
-  event_id: randomUUID(),
-  type: 'Tested',
-  schema_version: 1,
-  data: { n: 1 },
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;

@@ -4,8 +4,8 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { NewEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
+import { testEvent as ev } from '../../support/events.ts';
 
 /**
  * A group-commit transaction that writes before it appends (a request's count, a guard's rows)
@@ -15,13 +15,6 @@ import { freshDatabase } from '../../support/database.ts';
  * over the appender's events for good.
  */
 const LOCK = 4242;
-const ev = (): NewEvent => ({
-  event_id: randomUUID(),
-  type: 'Tested',
-  schema_version: 1,
-  data: { n: 1 },
-  metadata: { tenant: 't', causation_id: null, correlation_id: null },
-});
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
