@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -24,16 +24,6 @@ export const firstRunEnv = (extra: Record<string, string>): NodeJS.ProcessEnv =>
   for (const name of NOT_FIRST_RUN) delete env[name];
   return env;
 };
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 export interface NpmStart {
   readonly url: string;

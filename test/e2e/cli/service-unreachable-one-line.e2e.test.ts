@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliProgram } from '../../../adapters/cli/program.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { freePort as closedPort } from '../../support/free-port.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 // Ten CLI processes a case, two at a time, on a shared machine.
@@ -77,16 +78,6 @@ const expectOneLine = (result: Awaited<ReturnType<typeof run>>, says: RegExp) =>
   expect(lines[0]).toMatch(says);
   expect(result.stderr).not.toMatch(/\n\s+at |TypeError|fetch failed/);
 };
-
-const closedPort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 describe('a CLI command whose service is unreachable or refusing says so in one line and exits 1', () => {
   let service: TestService;

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstRunEnv, REPO } from '../../support/npm-start.ts';
+import { freePort } from '../../support/free-port.ts';
 
 /**
  * Two `custodian start` on one data directory, as an operator might run them: the first starts
@@ -13,16 +13,6 @@ import { firstRunEnv, REPO } from '../../support/npm-start.ts';
  * `unavailable` (never 500), and keep running.
  */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'custodian-db-stopped-'));
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 interface Instance {
   readonly url: string;

@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstRunEnv, REPO } from '../../support/npm-start.ts';
+import { freePort } from '../../support/free-port.ts';
 
 /**
  * The operators' guide's backup and restore of the embedded database, as written there: pg_dump
@@ -24,16 +24,6 @@ const pgDump = (() => {
   }
 })();
 if (!pgDump) console.log('embedded database backup: pg_dump is not installed here (a PostgreSQL 15 or later client); the test skips');
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const children: ChildProcess[] = [];
 

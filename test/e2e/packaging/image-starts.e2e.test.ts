@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleImage, envOf, type Instruction } from '../../support/dockerfile.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { firstRunEnv, REPO } from '../../support/npm-start.ts';
+import { freePort } from '../../support/free-port.ts';
 
 /**
  * The container image, without a Docker engine: exactly the files the Dockerfile's COPY lines
@@ -29,16 +29,6 @@ const sh = (command: string, cwd: string, env: NodeJS.ProcessEnv) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     ),
   );
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const cmdOf = (stage: Instruction[]): string[] => {
   const cmd = stage.filter((i) => i.keyword === 'CMD').at(-1);
