@@ -206,11 +206,9 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       if (sent!.status === 'rejected') throw failureOf([sent!]);
       return { answers: [], ...verdicts(sent!.value.rows, guards) };
     }
+    // A connection lost while the batch holds it is heard by its queries (they reject); the
+    // pool's clients each listen for 'error' (createPool), so it never ends the process.
     const client = await pool.connect();
-    // A connection lost while the batch holds it is heard by its queries (they reject); the pool
-    // listens only to idle clients, and an 'error' event nobody hears would end the process.
-    const lost = () => undefined;
-    client.on('error', lost);
     let open = true;
     try {
       const thenCommit = !modelled && beforeCommit === null;
@@ -241,7 +239,6 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       return { answers: values.slice(2, 2 + statements.length), ...answered };
     } finally {
       if (open) await client.query('ROLLBACK').catch(() => undefined);
-      client.off('error', lost);
       client.release();
     }
   };
