@@ -27,7 +27,7 @@ import { postgresRequestCounter } from './postgres/call-requests.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { allProjections } from '../projections/all.ts';
-import { createProjectionRunner, ensureProjectionSchemas, type ProjectionRunner } from '../projections/runner.ts';
+import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.ts';
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
 import { authenticatedEventStore } from './eventstore/authenticated.ts';
@@ -39,6 +39,7 @@ import { createMetrics } from './metrics/registry.ts';
 import { logFence } from '../queries/fence.ts';
 import { buildServer, type CustodianServer } from './http/server.ts';
 import { createPool } from './postgres/pool.ts';
+import { applySchema } from './postgres/schema.ts';
 import { postgresSnapshots } from './postgres/snapshots.ts';
 import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
 import { postgresKeystore } from './keys/keystore.ts';
@@ -101,10 +102,11 @@ export const reachableUrl = (address: AddressInfo): string => {
 /** The composition root: wires adapters to ports and starts the projections and the server. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
   const pool = createPool(o.databaseUrl, 20);
+  // The schema first, once, before any adapter touches the database (none migrates on its own).
+  await applySchema(pool);
   const db = postgresReadModelStore(pool);
   const keystore = await postgresKeystore(pool, o.masterKey);
   const projections = allProjections({ sealer: keystore });
-  await ensureProjectionSchemas(db, projections);
   // On PostgreSQL the models that say they are inline (the ones a put's answer promises: the
   // list index, versions, request keys, the dedupe filter of a list, renewals) are written in
   // the append's own transaction, so a put answers without waiting for the runner; a store that

@@ -3,10 +3,11 @@ import { authenticatedEventStore } from '../adapters/eventstore/authenticated.ts
 import { eventMacKeys } from '../adapters/eventstore/event-macs.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgres.ts';
 import { postgresKeystore } from '../adapters/keys/keystore.ts';
+import { applySchema } from '../adapters/postgres/schema.ts';
 import { createPool } from '../adapters/postgres/pool.ts';
 import { postgresReadModelStore } from '../adapters/postgres/read-model-store.ts';
 import { allProjections } from '../projections/all.ts';
-import { ensureProjectionSchemas, rebuildProjection } from '../projections/runner.ts';
+import { rebuildProjection } from '../projections/runner.ts';
 import { exportTenant } from '../queries/export.ts';
 import { startApi, newServiceKeys, JOB, type ServiceKeys } from './api.ts';
 import { fmt, measure, reportFailures } from './harness.ts';
@@ -68,11 +69,11 @@ export const benchColdPut = async (url: string, keys: ServiceKeys) => {
 export const benchRebuildExport = async (url: string, keys: ServiceKeys) => {
   const pool = createPool(url, 4);
   try {
+    await applySchema(pool);
     const store = await postgresEventStore(pool);
     const db = postgresReadModelStore(pool);
     const keystore = await postgresKeystore(pool, keys.masterKey);
     const projections = allProjections({ sealer: keystore });
-    await ensureProjectionSchemas(db, projections);
     const head = await store.headPosition();
     console.log(`\nRebuild (one transaction per projection) over ${head} events, and a cold export`);
     let all = 0;

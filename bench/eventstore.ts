@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
+import { applySchema } from '../adapters/postgres/schema.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgres.ts';
 import { openEmmett } from './emmett.ts';
 import { fmt, measure, reportFailures, row, type Measured } from './harness.ts';
@@ -38,6 +39,7 @@ export const failed = (m: Measured) => [...m.failures.values()].reduce((a, b) =>
  */
 export const benchEventStore = async (pool: pg.Pool, database: string, emmettUrl: string, stats: PgStats, total: number, baselines: Baselines) => {
   await pool.query(RAW_TABLE);
+  await applySchema(pool);
   const store = await postgresEventStore(pool);
   const emmett = await openEmmett(emmettUrl);
   // Emmett's driver must not have changed how this process's own pools read int8 (see emmett.ts).

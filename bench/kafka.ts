@@ -16,10 +16,10 @@ import { encodeEvent } from '../adapters/bus/kafka/codec.ts';
 import { ensureTopic, kafkaClient } from '../adapters/bus/kafka/client.ts';
 import { kafkaPublisher } from '../adapters/bus/kafka/publisher.ts';
 import { createRelay } from '../adapters/bus/relay.ts';
-import { relayMigrations } from '../adapters/postgres/schema.ts';
+import { applySchema } from '../adapters/postgres/schema.ts';
 import { startProjectionConsumer } from '../adapters/bus/kafka/projection-consumer.ts';
 import { busProjections } from '../projections/all.ts';
-import { ensureProjectionSchemas, runBatch } from '../projections/runner.ts';
+import { runBatch } from '../projections/runner.ts';
 import { fmt, row } from './harness.ts';
 
 const run = promisify(execFile);
@@ -129,7 +129,6 @@ export const benchKafka = async (pool: pg.Pool, url: string, puts: number) => {
     await producer.disconnect();
     const publisher = await kafkaPublisher(kafkaClient(settings(relayTopic)), relayTopic);
     const sourceDb = postgresReadModelStore(sourcePool);
-    await sourceDb.migrate(relayMigrations);
     const relay = createRelay(store, sourceDb, publisher, { target: `kafka:${relayTopic}` });
     t = performance.now();
     await relay.drain();
@@ -143,7 +142,8 @@ export const benchKafka = async (pool: pg.Pool, url: string, puts: number) => {
     const consumerPool = createPool(await database(pool, url, 'bench_kafka_consumer'), 4);
     pools.push(runnerPool, consumerPool);
     const runnerDb = postgresReadModelStore(runnerPool);
-    await ensureProjectionSchemas(runnerDb, models);
+    await applySchema(runnerPool);
+    await applySchema(consumerPool);
     t = performance.now();
     for (;;) if ((await runBatch(store, runnerDb, models, 500)).applied < 500) break;
     const runnerRate = rate(n, t);

@@ -8,24 +8,25 @@ import { performance } from 'node:perf_hooks';
 import { startEmbeddedPostgres } from '../adapters/embedded-postgres/start.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgres.ts';
 import { postgresKeystore } from '../adapters/keys/keystore.ts';
+import { applySchema } from '../adapters/postgres/schema.ts';
 import { createPool } from '../adapters/postgres/pool.ts';
 import { postgresReadModelStore } from '../adapters/postgres/read-model-store.ts';
 import type { NewEvent } from '../domain/ports/event-store.ts';
 import { allProjections } from '../projections/all.ts';
-import { ensureProjectionSchemas, rebuildProjection } from '../projections/runner.ts';
+import { rebuildProjection } from '../projections/runner.ts';
 import { exportTenant } from '../queries/export.ts';
 
 const total = Number(process.env.BENCH_RECORDS ?? 20_000);
 const dir = mkdtempSync(path.join(tmpdir(), 'custodian-bench-rebuild-'));
 const server = await startEmbeddedPostgres({ dataDir: dir, database: 'bench', persistent: false });
 const pool = createPool(server.url, 10);
+await applySchema(pool);
 const masterKey = randomBytes(32);
 try {
   const store = await postgresEventStore(pool);
   const models = postgresReadModelStore(pool);
   const sealer = await postgresKeystore(pool, masterKey);
   const projections = allProjections({ sealer });
-  await ensureProjectionSchemas(models, projections);
 
   const seeded = performance.now();
   const scopes = 20;

@@ -70,18 +70,6 @@ export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
   // A list's dedupe filter answers from it right after a put.
   inline: true,
   tables: ['rm_dedupe_digests'],
-  migrations: [
-    {
-      id: 'read-model-dedupe-digests-001',
-      sql: `
-    CREATE TABLE IF NOT EXISTS rm_dedupe_digests (
-      tenant text NOT NULL, plugin text NOT NULL, scope text NOT NULL, key text NOT NULL, version int NOT NULL,
-      digest text NOT NULL,
-      PRIMARY KEY (tenant, plugin, scope, key)
-    );
-    CREATE INDEX IF NOT EXISTS rm_dedupe_digests_by_digest ON rm_dedupe_digests (tenant, plugin, scope, digest);`,
-    },
-  ],
   apply: (sql, event, recorded) => applyLast(sealer, sql, [{ event, recorded }]),
   applyBatch: (sql, items) => applyLast(sealer, sql, items),
   fragments: (items) => fragmentsOf(sealer, items),

@@ -1,4 +1,3 @@
-import type { Migration } from '../domain/ports/migrations.ts';
 import type { DomainEvent } from '../domain/events/registry.ts';
 import type { RecordedEvent } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
@@ -24,9 +23,9 @@ export interface LogSpan {
 }
 
 /**
- * A read model built from the log. `migrations` make its tables, each applied once through the
- * database's migration ledger (never edited once released: a change is a new one at the end);
- * `tables` are emptied on rebuild. `apply` runs inside the runner's transaction, beside the checkpoint update.
+ * A read model built from the log. Its tables are made by the database's schema
+ * (`adapters/postgres/migrations/`); `tables` are emptied on rebuild. `apply` runs inside the
+ * runner's transaction, beside the checkpoint update.
  *
  * `order` says what order the model needs: `stream` when each row is built from one stream's
  * events (so any interleaving that keeps each stream's order builds the same rows — a Kafka
@@ -48,7 +47,6 @@ export interface LogSpan {
 export interface Projection {
   readonly name: string;
   readonly order: 'stream' | 'log';
-  readonly migrations: readonly Migration[];
   readonly tables: readonly string[];
   readonly canHandle?: readonly string[];
   readonly inline?: boolean;

@@ -20,16 +20,6 @@ export const revocationsProjection: Projection = {
   order: 'stream',
   canHandle: ['RevocationBatchApplied'],
   tables: ['rm_revocations'],
-  migrations: [
-    {
-      id: 'read-model-revocations-001',
-      sql: `
-    CREATE TABLE IF NOT EXISTS rm_revocations (
-      tenant text NOT NULL, epoch int NOT NULL, n int NOT NULL, revocation jsonb NOT NULL,
-      PRIMARY KEY (tenant, epoch, n)
-    );`,
-    },
-  ],
   apply: (sql, event, recorded) => insertAll(sql, [{ event, recorded }]),
   applyBatch: (sql, items) => insertAll(sql, items),
 };

@@ -1,23 +1,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../domain/events/registry.ts';
 import type { EventStore, RecordedEvent } from '../domain/ports/event-store.ts';
-import type { Migration } from '../domain/ports/migrations.ts';
 import type { ReadModelStore, Sql } from '../domain/ports/read-model.ts';
 import type { Applicable, Projection } from './projection.ts';
 import { wakeLoop } from '../domain/shared/wake-loop.ts';
 import { wakeablePause } from '../domain/shared/wakeable-pause.ts';
-
-/** Where each projection stands in the log. IF NOT EXISTS: builds before the ledger made it unrecorded. */
-export const checkpointMigrations: readonly Migration[] = [
-  {
-    id: 'checkpoints-001',
-    sql: `
-      CREATE TABLE IF NOT EXISTS custodian_checkpoints (
-        name text PRIMARY KEY,
-        position bigint NOT NULL
-      );`,
-  },
-];
 
 export interface RunnerOptions {
   readonly batchSize?: number;
@@ -133,10 +120,6 @@ const readCheckpoints = async (sql: Sql, names: readonly string[]): Promise<Reco
 
 const saveCheckpoint = (sql: Sql, name: string, position: number) =>
   sql.query('UPDATE custodian_checkpoints SET position = $2 WHERE name = $1', [name, position]);
-
-/** The checkpoints' table and each projection's tables, through the migration ledger (the checkpoints first: a model's may read them). */
-export const ensureProjectionSchemas = (db: ReadModelStore, projections: readonly Projection[]) =>
-  db.migrate([...checkpointMigrations, ...projections.flatMap((p) => p.migrations)]);
 
 /**
  * One batch for a group of projections. The log is read and decoded first, outside any

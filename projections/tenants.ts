@@ -5,31 +5,6 @@ export const tenantsProjection: Projection = {
   order: 'stream',
   canHandle: ['TenantCreated', 'TenantSettingsChanged', 'PluginInstalled', 'ErasureRequested', 'SubjectKeyShredded', 'RevocationBatchApplied', 'TenantRemoved'],
   tables: ['rm_tenants', 'rm_plugins'],
-  migrations: [
-    {
-      id: 'read-model-tenants-001',
-      sql: `
-    CREATE TABLE IF NOT EXISTS rm_tenants (
-      id text PRIMARY KEY,
-      settings jsonb NOT NULL,
-      authority_epoch int NOT NULL,
-      created_ms bigint NOT NULL,
-      pending_erasures jsonb NOT NULL DEFAULT '[]'
-    );
-    CREATE TABLE IF NOT EXISTS rm_plugins (
-      tenant text NOT NULL,
-      name text NOT NULL,
-      install_gen int NOT NULL,
-      scopes jsonb NOT NULL,
-      functions jsonb NOT NULL,
-      agents jsonb NOT NULL,
-      startup text,
-      PRIMARY KEY (tenant, name)
-    );`,
-    },
-    // A removed tenant keeps its row (its id is retired, its audit log readable), marked removed.
-    { id: 'read-model-tenants-002', sql: 'ALTER TABLE rm_tenants ADD COLUMN IF NOT EXISTS removed_ms bigint' },
-  ],
   async apply(sql, event) {
     switch (event.type) {
       case 'TenantCreated': {

@@ -3,8 +3,6 @@ import type pg from 'pg';
 import { BLOB_CHUNK_BYTES, type BlobKey, type BlobStore, type OpenedBlob } from '../../domain/ports/blob-store.ts';
 import type { SealContext, Sealer } from '../../domain/ports/sealer.ts';
 import type { Sealed } from '../../domain/records/events.ts';
-import { migrate } from '../postgres/migrate.ts';
-import { blobMigrations } from '../postgres/schema.ts';
 import { aesGcmOpen, aesGcmSeal } from '../keys/crypto.ts';
 
 /**
@@ -23,7 +21,6 @@ const keyContext = (k: BlobKey, dataSubject: string | null): SealContext => ({
 const chunkAad = (k: BlobKey, idx: number) => ['custodian', 'file', k.tenant, k.tree, k.sha256, String(idx)].join('\n');
 
 export const postgresBlobStore = async (pool: pg.Pool, sealer: Sealer): Promise<BlobStore> => {
-  await migrate(pool, blobMigrations);
   const where = 'tenant = $1 AND tree = $2 AND sha256 = $3';
   const params = (k: BlobKey) => [k.tenant, k.tree, k.sha256];
 

@@ -4,6 +4,7 @@ import { kafkaClient, kafkaSettingsFromEnv, type KafkaSettings } from '../bus/ka
 import { startKafkaRelay } from '../bus/kafka/relay.ts';
 import { startProjectionConsumer } from '../bus/kafka/projection-consumer.ts';
 import { createPool } from '../postgres/pool.ts';
+import { applySchema } from '../postgres/schema.ts';
 import { postgresReadModelStore } from '../postgres/read-model-store.ts';
 import { dataDirOf, openDatabase, openEventStore } from './database.ts';
 import { stopOnSignal } from './signals.ts';
@@ -30,6 +31,7 @@ export const relay = async (o: { topic?: string; dataDir?: string }) => {
   if (!s) return;
   const database = await openDatabase(dataDirOf(o.dataDir));
   const pool = createPool(database.url, 4);
+  await applySchema(pool);
   const store = await openEventStore(pool);
   const relay = await startKafkaRelay(store, pool, s, logger);
   logger.info({ topic: s.topic, event_store: store.name }, 'relay running');
@@ -56,6 +58,7 @@ export const consume = async (o: { group: string; topic?: string; projections?: 
   }
   const database = await openDatabase(dataDirOf(o.dataDir));
   const pool = createPool(database.url, 4);
+  await applySchema(pool);
   const worker = await startProjectionConsumer(
     kafkaClient(s, logger),
     postgresReadModelStore(pool),

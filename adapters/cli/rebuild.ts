@@ -2,8 +2,9 @@ import { SingleBar, Presets } from 'cli-progress';
 import { allProjections, projectionNames } from '../../projections/all.ts';
 import { postgresKeystore } from '../keys/keystore.ts';
 import { loadMasterKey } from '../keys/master.ts';
-import { ensureProjectionSchemas, rebuildProjection } from '../../projections/runner.ts';
+import { rebuildProjection } from '../../projections/runner.ts';
 import { createPool } from '../postgres/pool.ts';
+import { applySchema } from '../postgres/schema.ts';
 import { postgresReadModelStore } from '../postgres/read-model-store.ts';
 import { dataDirOf, openAuthenticatedEventStore, openDatabase } from './database.ts';
 
@@ -18,11 +19,11 @@ export const rebuild = async (name: string, opts: { dataDir?: string }) => {
   const db = await openDatabase(dataDir);
   const pool = createPool(db.url, 4);
   try {
+    await applySchema(pool);
     const store = await openAuthenticatedEventStore(pool, dataDir);
     const models = postgresReadModelStore(pool);
     const projections = allProjections({ sealer: await postgresKeystore(pool, loadMasterKey(dataDir)) });
     const projection = projections.find((p) => p.name === name)!;
-    await ensureProjectionSchemas(models, projections);
     const bar = new SingleBar({ format: `rebuild ${name} [{bar}] {value}/{total} events`, stream: process.stderr }, Presets.shades_classic);
     let started = false;
     const position = await rebuildProjection(store, models, projection, (done, head) => {

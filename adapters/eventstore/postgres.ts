@@ -1,8 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import type { EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
-import { migrate } from '../postgres/migrate.ts';
-import { eventStoreMigrations } from '../postgres/schema.ts';
 import { pollingSubscription } from './subscription.ts';
 import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
@@ -57,7 +55,6 @@ export interface PostgresEventStore extends EventStore {
 }
 
 export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> => {
-  await migrate(pool, eventStoreMigrations);
   const listeners = new Set<(position?: number) => void>();
   // One LISTEN connection, opened on first need; the promise is shared so that two callers
   // racing to open it do not leak a second pooled client.

@@ -2,8 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
-import { migrate } from '../postgres/migrate.ts';
-import { keystoreMigrations } from '../postgres/schema.ts';
 import { inTransaction } from '../postgres/pool.ts';
 import { SHRED_RECORD_KEYS } from '../../queries/key-shred.ts';
 import type { KeyWork } from '../../domain/ports/append-rows.ts';
@@ -77,7 +75,6 @@ export interface Keystore extends Sealer {
  * everything sealed under it.
  */
 export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSize = 10_000): Promise<Keystore> => {
-  await migrate(pool, keystoreMigrations);
   const cache = new Lru<Buffer>(cacheSize);
   const tenantKeys = new Map<string, Buffer>();
   const tenantKek = (tenant: string) => {

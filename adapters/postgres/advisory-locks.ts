@@ -6,7 +6,7 @@
 export const MIGRATION_LOCK = 7243000;
 /**
  * Handing out event positions (with the transaction's id), held only while numbers are taken:
- * named as a number in `sql/functions/custodian_allocate_positions.sql` (a test holds them equal).
+ * named as a number in the migration that defines `custodian_allocate_positions` (a test holds them equal).
  */
 export const POSITIONS_LOCK = 7243001;
 /** Retired (the read models' tables were once made under it; the migration ledger makes them now): not to be given another meaning. */

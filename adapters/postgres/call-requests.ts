@@ -1,14 +1,11 @@
 import type pg from 'pg';
 import type { RequestCounter } from '../../domain/ports/request-counter.ts';
-import { migrate } from './migrate.ts';
-import { callRequestMigrations } from './schema.ts';
 
 /**
  * How many requests each call has made. A counter, not a fact: it lives beside the log, and
  * the one atomic UPDATE keeps the 64-request bound exact under parallel requests.
  */
 export const postgresRequestCounter = async (pool: pg.Pool): Promise<RequestCounter> => {
-  await migrate(pool, callRequestMigrations);
   return {
     async next(call) {
       const { rows } = await pool.query<{ n: number }>(

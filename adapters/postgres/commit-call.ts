@@ -2,7 +2,7 @@ import type { AdmissionGuard } from '../../domain/ports/admission-guard.ts';
 import type { AppendRow } from '../../domain/ports/append-rows.ts';
 import type { ExpectedRevision, NewEvent, StreamAt } from '../../domain/ports/event-store.ts';
 
-/** The call of `custodian_commit` (sql/functions/custodian_commit.sql): a whole batch in one statement. */
+/** The call of `custodian_commit` (migrations/0006_eventstore-006.sql): a whole batch in one statement. */
 export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit(
   $1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[],
   $11::int[], $12::int[], $13::boolean[], $14::text[], $15::text[], $16::int[],

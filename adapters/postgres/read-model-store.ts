@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { ReadModelStore, Sql } from '../../domain/ports/read-model.ts';
-import { migrate } from './migrate.ts';
 import { inTransaction } from './pool.ts';
 import { prepared } from './prepared.ts';
 
@@ -12,5 +11,4 @@ const on = (q: Pick<pg.PoolClient, 'query'>): Sql => ({
 export const postgresReadModelStore = (pool: pg.Pool): ReadModelStore => ({
   ...on(pool),
   transaction: (work) => inTransaction(pool, (tx) => work(on(tx))),
-  migrate: (migrations) => migrate(pool, migrations),
 });

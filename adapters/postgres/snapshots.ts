@@ -1,11 +1,8 @@
 import type pg from 'pg';
 import type { SnapshotStore } from '../../domain/ports/snapshots.ts';
-import { migrate } from './migrate.ts';
-import { snapshotMigrations } from './schema.ts';
 import { prepared } from './prepared.ts';
 
 export const postgresSnapshots = async (pool: pg.Pool): Promise<SnapshotStore> => {
-  await migrate(pool, snapshotMigrations);
   return {
     async load(stream) {
       const { rows } = await pool.query<{ revision: number; state: string }>(

@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import { authenticatedEventStore } from '../../adapters/eventstore/authenticated.ts';
 import { eventMacKeys } from '../../adapters/eventstore/event-macs.ts';
 import { postgresEventStore } from '../../adapters/eventstore/postgres.ts';
+import { applySchema } from '../../adapters/postgres/schema.ts';
 import { createPool } from '../../adapters/postgres/pool.ts';
 import { eventRegistry } from '../../domain/events/registry.ts';
 import { ADMIN, JOB, newServiceKeys, startApi, type Api, type ServiceKeys } from '../api.ts';
@@ -15,6 +16,7 @@ const SCOPE = 'project:big-log';
 /** `count` audited reads written straight to the log in batches of 10,000 (each event MACed by the store, as the service's are). */
 const writeSynthetic = async (url: string, keys: ServiceKeys, from: number, count: number, purpose: string) => {
   const pool = createPool(url, 4);
+  await applySchema(pool);
   const store = authenticatedEventStore(await postgresEventStore(pool), eventMacKeys(keys.masterKey));
   try {
     const now = Date.now();

@@ -12,8 +12,3 @@ export interface Migration {
   /** For a step that is more than a fixed text (a backfill over the log): runs in the ledger's transaction. */
   readonly run?: (tx: Sql) => Promise<void>;
 }
-
-/** Applies migrations not yet applied, in order, and refuses to go on past an applied one that was edited. */
-export interface Migrator {
-  migrate(migrations: readonly Migration[]): Promise<void>;
-}

@@ -7,8 +7,9 @@ export const databasePools = () => {
   const databases: Awaited<ReturnType<typeof freshDatabase>>[] = [];
   const pools: pg.Pool[] = [];
   return {
-    async fresh() {
-      const db = await freshDatabase();
+    /** `schema: false`: an empty database (upgrades, the ledger); else this build's schema applied. */
+    async fresh(options: { schema?: boolean } = {}) {
+      const db = await freshDatabase(options);
       databases.push(db);
       return { db, pool: this.pool(db.url) };
     },

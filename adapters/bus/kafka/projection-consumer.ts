@@ -1,8 +1,7 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { ReadModelStore, Sql } from '../../../domain/ports/read-model.ts';
 import type { Projection } from '../../../projections/projection.ts';
-import { applyEvent, ensureProjectionSchemas } from '../../../projections/runner.ts';
-import { consumerOffsetMigrations } from '../../postgres/schema.ts';
+import { applyEvent } from '../../../projections/runner.ts';
 import { decodeEvent } from './codec.ts';
 
 export interface ProjectionConsumerOptions {
@@ -43,8 +42,6 @@ export const startProjectionConsumer = async (
   const global = projections.filter((p) => p.order !== 'stream');
   if (global.length > 0)
     throw new Error(`projections ${global.map((p) => p.name).join(', ')} need the log's global order; a consumer group only keeps each stream's`);
-  await ensureProjectionSchemas(db, projections);
-  await db.migrate(consumerOffsetMigrations);
   const chunkSize = o.chunk ?? 200;
 
   const applyChunk = (partition: number, messages: readonly KafkaMessage[]) =>

@@ -2,7 +2,6 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { EventStore } from '../../../domain/ports/event-store.ts';
 import { postgresReadModelStore } from '../../postgres/read-model-store.ts';
-import { relayMigrations } from '../../postgres/schema.ts';
 import { createRelay, type Relay } from '../relay.ts';
 import { ensureTopic, kafkaClient, type KafkaSettings } from './client.ts';
 import { kafkaPublisher } from './publisher.ts';
@@ -13,7 +12,6 @@ export const startKafkaRelay = async (store: EventStore, pool: pg.Pool, settings
   await ensureTopic(kafka, settings);
   const publisher = await kafkaPublisher(kafka, settings.topic);
   const db = postgresReadModelStore(pool);
-  await db.migrate(relayMigrations);
   const relay = createRelay(store, db, publisher, {
     target: `kafka:${settings.topic}`,
     onBatch: (position, published) => logger?.debug({ position, published, topic: settings.topic }, 'published'),

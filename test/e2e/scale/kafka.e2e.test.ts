@@ -5,10 +5,6 @@ import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { busProjections } from '../../../projections/all.ts';
-import { migrate } from '../../../adapters/postgres/migrate.ts';
-import { consumerOffsetMigrations } from '../../../adapters/postgres/schema.ts';
-import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
-import { ensureProjectionSchemas } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { dumpReadModels } from '../../support/dump.ts';
 import { caller } from '../../support/records.ts';
@@ -119,9 +115,8 @@ else
       await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
       target = await freshDatabase({ blocking: true });
       targetPool = new pg.Pool({ connectionString: target.url, max: 2 });
-      // So the test can watch the group's progress (and lock a row) before the first worker is up.
-      await migrate(targetPool, consumerOffsetMigrations);
-      await ensureProjectionSchemas(postgresReadModelStore(targetPool), busProjections());
+      // The schema is there (freshDatabase applies it), so the test can watch the group's progress
+      // (and lock a row) before the first worker is up.
     });
 
     afterAll(async () => {

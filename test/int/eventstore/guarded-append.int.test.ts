@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { migrate } from '../../../adapters/postgres/migrate.ts';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +8,6 @@ import { createPool } from '../../../adapters/postgres/pool.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import type { AppendRow } from '../../../domain/ports/append-rows.ts';
 import type { AppendResult } from '../../../domain/ports/event-store.ts';
-import { recordsProjection } from '../../../projections/records.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { testEvent as ev } from '../../support/events.ts';
 
@@ -28,8 +26,6 @@ beforeAll(async () => {
   db = await freshDatabase();
   pool = createPool(db.url, 8);
   store = await postgresEventStore(pool, {});
-  await migrate(pool, recordsProjection.migrations);
-  await pool.query('CREATE TABLE IF NOT EXISTS custodian_call_requests (call text PRIMARY KEY, n int NOT NULL)');
   await postgresKeystore(pool, randomBytes(32));
 });
 afterAll(async () => {

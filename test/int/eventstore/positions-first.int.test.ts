@@ -58,10 +58,12 @@ describe('a batch that writes before its append', () => {
       await waiting();
       // Another appender takes positions and stays open while the batch commits.
       await other.query('BEGIN');
+      // What an append does: positions first, then its rows, under its own xid.
       await other.query(
-        `SELECT * FROM custodian_append_many($1::text[], ARRAY['no_stream'], ARRAY[1], $2::uuid[], ARRAY['Tested'], ARRAY[1],
-           ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])`,
-        [[theirs], [randomUUID()]],
+        `WITH p AS (SELECT custodian_allocate_positions(1) AS position), s AS (INSERT INTO custodian_streams VALUES ($1, 0))
+         INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
+         SELECT position, pg_current_xact_id(), $1, 0, $2, 'Tested', 1, '{}', '{}' FROM p`,
+        [theirs, randomUUID()],
       );
       await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
       await Promise.all([wrote, waited]);

@@ -1,32 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { newAuditKey } from '../../../adapters/keys/audit-key.ts';
 import { startService } from '../../../adapters/service.ts';
 import { ADMIN_KEY } from '../../support/service.ts';
-import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { checksumOf, migrate, type Migration } from '../../../adapters/postgres/migrate.ts';
-import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';
-import { allProjections } from '../../../projections/all.ts';
-import { ensureProjectionSchemas } from '../../../projections/runner.ts';
+import { applySchema, schemaMigrations } from '../../../adapters/postgres/schema.ts';
 import { databasePools } from '../../support/databases.ts';
 
 const dbs = databasePools();
-const aPool = () => dbs.fresh();
+const aPool = () => dbs.fresh({ schema: false });
 afterAll(() => dbs.close());
 
 const tableExists = async (pool: pg.Pool, name: string) => (await pool.query('SELECT to_regclass($1) AS t', [name])).rows[0].t !== null;
 const ledger = async (pool: pg.Pool) =>
   (await pool.query<{ id: string; checksum: string | null }>('SELECT id, checksum FROM custodian_migrations ORDER BY id')).rows;
 
-/** Everything a service start migrates, from one pool: the log, the keystore, the read models and their checkpoints. */
-const startOn = async (pool: pg.Pool) => {
-  const store = await postgresEventStore(pool);
-  const keystore = await postgresKeystore(pool, randomBytes(32));
-  await ensureProjectionSchemas(postgresReadModelStore(pool), allProjections({ sealer: keystore }));
-  await store.close();
-};
+/** What a service start migrates: the whole schema, from one pool. */
+const startOn = (pool: pg.Pool) => applySchema(pool);
 
 describe('the migration ledger', () => {
   it('given an applied migration whose text was edited, when the service starts, then it is refused naming the migration and nothing is applied', async () => {
@@ -57,8 +48,11 @@ describe('the migration ledger', () => {
     await Promise.all([startOn(a), startOn(b)]);
     const rows = await ledger(a);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
-    for (const id of ['eventstore-001', 'eventstore-005', 'keystore-001', 'checkpoints-001', 'read-model-records-001', 'read-model-audit-001'])
-      expect(rows.map((r) => r.id)).toContain(id);
+    expect(rows.map((r) => r.id).sort()).toEqual(
+      schemaMigrations()
+        .map((m) => m.id)
+        .sort(),
+    );
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.checksum ?? ''))).toBe(true);
     // A third start finds nothing to do.
     await startOn(a);

@@ -12,7 +12,7 @@ import { postgresReadModelStore } from '../../../adapters/postgres/read-model-st
 import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { createAuditProjection } from '../../../projections/audit.ts';
-import { ensureProjectionSchemas, rebuildProjection, runBatch } from '../../../projections/runner.ts';
+import { rebuildProjection, runBatch } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { dumpReadModels } from '../../support/dump.ts';
 
@@ -32,7 +32,6 @@ beforeAll(async () => {
   pool = createPool(db.url, 10);
   store = await postgresEventStore(pool);
   models = postgresReadModelStore(pool);
-  await ensureProjectionSchemas(models, [createAuditProjection()]);
 });
 afterAll(async () => {
   await store.close();

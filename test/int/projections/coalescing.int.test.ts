@@ -14,7 +14,7 @@ import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { jobsProjection } from '../../../projections/jobs.ts';
 import { revocationsProjection } from '../../../projections/revocations.ts';
 import { tenantsProjection } from '../../../projections/tenants.ts';
-import { createProjectionRunner, ensureProjectionSchemas, runBatch } from '../../../projections/runner.ts';
+import { createProjectionRunner, runBatch } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 const ok = <T>(r: E.Either<unknown, T>): T => {
@@ -69,7 +69,6 @@ beforeAll(async () => {
   pool = createPool(db.url, 10);
   store = await postgresEventStore(pool);
   models = postgresReadModelStore(pool);
-  await ensureProjectionSchemas(models, [tenantsProjection, jobsProjection, revocationsProjection]);
   runtime = jobCommands(store, systemClock, envelopeMacs(masterKey));
   const tenants = tenantCommands(store, systemClock);
   ok(await tenants.create('acme', {}));

@@ -14,7 +14,7 @@ import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { allProjections } from '../../../projections/all.ts';
 import type { Projection } from '../../../projections/projection.ts';
-import { createProjectionRunner, ensureProjectionSchemas } from '../../../projections/runner.ts';
+import { createProjectionRunner } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 
 const ok = <T>(r: E.Either<unknown, T>): T => {
@@ -35,7 +35,6 @@ beforeAll(async () => {
   store = await postgresEventStore(pool);
   models = postgresReadModelStore(pool);
   projections = allProjections({ sealer: await postgresKeystore(pool, masterKey) });
-  await ensureProjectionSchemas(models, projections);
   const tenants = tenantCommands(store, systemClock);
   const runtime = jobCommands(store, systemClock, envelopeMacs(masterKey));
   ok(await tenants.create('acme', {}));

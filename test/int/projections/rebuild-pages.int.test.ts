@@ -11,7 +11,7 @@ import type { EventStore, NewEvent } from '../../../domain/ports/event-store.ts'
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { allProjections } from '../../../projections/all.ts';
 import type { Projection } from '../../../projections/projection.ts';
-import { ensureProjectionSchemas, rebuildProjection, runBatch } from '../../../projections/runner.ts';
+import { rebuildProjection, runBatch } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { dumpReadModels } from '../../support/dump.ts';
 
@@ -74,7 +74,6 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
     models = postgresReadModelStore(pool);
     // The models this log feeds without sealed bodies to open (dedupe digests open theirs).
     projections = allProjections({ sealer: await postgresKeystore(pool, randomBytes(32)) }).filter((p) => ['records', 'audit', 'retention'].includes(p.name));
-    await ensureProjectionSchemas(models, projections);
     // New versions, removals and writes after a removal, a request key used twice: what the
     // set-based paths must order exactly as one by one, spread over many pages.
     for (let round = 1; round <= 4; round++) {

@@ -17,7 +17,7 @@ import type { Projection } from '../../../projections/projection.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { envelopeMacs } from '../../../adapters/keys/envelope-keys.ts';
 import { randomBytes } from 'node:crypto';
-import { createProjectionRunner, ensureProjectionSchemas, rebuildProjection } from '../../../projections/runner.ts';
+import { createProjectionRunner, rebuildProjection } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { dumpReadModels } from '../../support/dump.ts';
 
@@ -93,7 +93,6 @@ describe('projection runner (postgres)', () => {
     store = await postgresEventStore(pool);
     models = postgresReadModelStore(pool);
     projections = allProjections({ sealer: await postgresKeystore(pool, masterKey) });
-    await ensureProjectionSchemas(models, projections);
     await seed(store, 40);
   });
   afterAll(async () => {

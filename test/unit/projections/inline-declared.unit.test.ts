@@ -13,7 +13,6 @@ const projections = allProjections({ sealer: noSealing });
 const model = (name: string, canHandle?: readonly string[]): Projection => ({
   name,
   order: 'stream',
-  migrations: [],
   tables: [],
   ...(canHandle ? { canHandle } : {}),
   inline: true,

@@ -1,0 +1,1 @@
+CREATE TABLE custodian_snapshots (stream text PRIMARY KEY, revision bigint NOT NULL, state text NOT NULL)

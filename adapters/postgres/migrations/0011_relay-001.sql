@@ -1,0 +1,4 @@
+CREATE TABLE IF NOT EXISTS custodian_relay (
+  target text PRIMARY KEY,
+  position bigint NOT NULL
+);
