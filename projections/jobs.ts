@@ -1,4 +1,5 @@
 import type { Sql } from '../domain/ports/read-model.ts';
+import { jobStream } from '../domain/shared/names.ts';
 import type { Projection } from './projection.ts';
 import { inRuns } from './runs.ts';
 
@@ -30,8 +31,8 @@ export const jobsProjection: Projection = {
       case 'JobStarted': {
         const d = event.data;
         await sql.query(
-          `INSERT INTO rm_jobs (tenant, id, run, status, agent, plugin, install_gen, purpose, subject, data_subject, labels, scopes, expires_ms, started_ms, parent)
-           VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+          `INSERT INTO rm_jobs (tenant, id, run, status, agent, plugin, install_gen, purpose, subject, data_subject, labels, scopes, expires_ms, started_ms, parent, stream)
+           VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
            ON CONFLICT (tenant, id) DO UPDATE SET run = EXCLUDED.run, status = 'running', agent = EXCLUDED.agent,
              plugin = EXCLUDED.plugin, install_gen = EXCLUDED.install_gen, purpose = EXCLUDED.purpose, subject = EXCLUDED.subject,
              data_subject = EXCLUDED.data_subject, labels = EXCLUDED.labels, scopes = EXCLUDED.scopes,
@@ -52,6 +53,7 @@ export const jobsProjection: Projection = {
             d.expires_ms,
             d.started_ms,
             d.parent,
+            jobStream(d.tenant, d.job),
           ],
         );
         return;

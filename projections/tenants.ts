@@ -1,3 +1,4 @@
+import { tenantStream } from '../domain/shared/names.ts';
 import type { Projection } from './projection.ts';
 
 export const tenantsProjection: Projection = {
@@ -9,11 +10,12 @@ export const tenantsProjection: Projection = {
     switch (event.type) {
       case 'TenantCreated': {
         const d = event.data;
-        await sql.query('INSERT INTO rm_tenants (id, settings, authority_epoch, created_ms) VALUES ($1, $2, $3, $4)', [
+        await sql.query('INSERT INTO rm_tenants (id, settings, authority_epoch, created_ms, stream) VALUES ($1, $2, $3, $4, $5)', [
           d.tenant,
           JSON.stringify(d.settings),
           d.authority_epoch,
           d.created_ms,
+          tenantStream(d.tenant),
         ]);
         return;
       }

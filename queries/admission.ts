@@ -40,13 +40,13 @@ interface Row extends CallContextRow {
 }
 
 const LOG_HEADS = `,
-  (SELECT revision FROM custodian_streams WHERE stream = 'job:' || ctx.tenant || ':' || ctx.job) AS job_revision_now,
+  (SELECT revision FROM custodian_streams WHERE stream = ctx.job_stream) AS job_revision_now,
   (SELECT string_agg(e.revision || ':' || e.xmin::text, ',' ORDER BY e.revision) FROM custodian_events e
-     WHERE e.stream = 'job:' || ctx.tenant || ':' || ctx.job AND e.revision = ANY($2::bigint[])) AS job_marks,
-  (SELECT revision FROM custodian_streams WHERE stream = 'tenant:' || ctx.tenant) AS tenant_revision_now,
+     WHERE e.stream = ctx.job_stream AND e.revision = ANY($2::bigint[])) AS job_marks,
+  (SELECT revision FROM custodian_streams WHERE stream = ctx.tenant_stream) AS tenant_revision_now,
   (SELECT min(c.position) FROM custodian_checkpoints c WHERE c.name = ANY(ARRAY['calls', 'jobs', 'tenants', 'revocations']) HAVING count(*) = 4)
     >= (SELECT coalesce(max(e.position), 0) FROM custodian_streams s JOIN custodian_events e ON e.stream = s.stream AND e.revision = s.revision
-        WHERE s.stream IN ('job:' || ctx.tenant || ':' || ctx.job, 'tenant:' || ctx.tenant)) AS models_current`;
+        WHERE s.stream IN (ctx.job_stream, ctx.tenant_stream)) AS models_current`;
 
 /**
  * Checks 1 and 2 in one statement (one commit): the call behind the ticket, its request count

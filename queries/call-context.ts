@@ -39,11 +39,14 @@ export interface CallContext {
 
 export interface CallContextRow extends CallContext {
   function: string;
+  /** The log streams of the call's job and tenant, as the models name them (never spelled in SQL). */
+  job_stream: string;
+  tenant_stream: string;
 }
 
 /** The live call behind ticket hash `$1` (shared with the admission statement). */
 export const CALL_CONTEXT_SELECT = `SELECT c.tenant, t.settings, c.job, c.run, c.call, c.step, c.idempotency_key, c.startup, c.function,
-            j.agent, j.plugin AS agent_plugin, j.purpose, j.data_subject, j.labels, coalesce(j.expires_ms::float8, 'Infinity') AS expires_ms,
+            j.agent, j.plugin AS agent_plugin, j.stream AS job_stream, t.stream AS tenant_stream, j.purpose, j.data_subject, j.labels, coalesce(j.expires_ms::float8, 'Infinity') AS expires_ms,
             p.name AS plugin, coalesce(p.scopes, '[]'::jsonb) AS plugin_scopes, j.status, j.chain,
             (SELECT coalesce(jsonb_agg(r.revocation ORDER BY r.epoch, r.n), '[]'::jsonb) FROM rm_revocations r
              WHERE r.tenant = c.tenant AND r.epoch > coalesce(j.epoch, 0)) AS revocations
@@ -56,7 +59,7 @@ export const CALL_CONTEXT_SELECT = `SELECT c.tenant, t.settings, c.job, c.run, c
 
 /** A plugin uninstalled since has no row: its namespace stays, with no scope declared. */
 export const contextOf = (row: CallContextRow): CallContext => {
-  const { function: fn, ...rest } = row;
+  const { function: fn, job_stream: _job, tenant_stream: _tenant, ...rest } = row;
   return { ...rest, plugin: rest.plugin ?? (fn.includes('/') ? fn.slice(0, fn.indexOf('/')) : rest.agent_plugin) };
 };
 

@@ -11,6 +11,9 @@ import { databasePools } from '../../support/databases.ts';
 /** The log, the keystore and the read models as the build before the checksums left them. */
 const OLD_LOG = readFileSync(new URL('./fixtures/log-before-checksums.sql', import.meta.url), 'utf8');
 
+/** The migration files that existed when that release was current (0001–0023): the later ones are new to it. */
+const KNOWN_TO_THAT_RELEASE = 23;
+
 const dbs = databasePools();
 const aPool = () => dbs.fresh({ schema: false });
 afterAll(() => dbs.close());
@@ -23,7 +26,7 @@ const oldDatabase = async () => {
   await pool.query(textOf('keystore-001'));
   await pool.query(`INSERT INTO custodian_migrations (id) VALUES ('keystore-001'), ('event-macs-001')`);
   // The read models and checkpoints were made by idempotent DDL on every start, unrecorded.
-  for (const m of schemaMigrations()) if (/^(checkpoints|read-model)-/.test(m.id)) await pool.query(m.sql);
+  for (const m of schemaMigrations().slice(0, KNOWN_TO_THAT_RELEASE)) if (/^(checkpoints|read-model)-/.test(m.id)) await pool.query(m.sql);
   return { db, pool };
 };
 

@@ -16,6 +16,9 @@ const SNAPSHOT = new URL('./fixtures/schema-0.2.0.txt', import.meta.url);
 /** The log, keystore and read models as the build before the migration ledger kept checksums left them. */
 const OLD_LOG = readFileSync(new URL('./fixtures/log-before-checksums.sql', import.meta.url), 'utf8');
 
+/** The migration files that existed when that release was current (0001–0023): the later ones are new to it. */
+const KNOWN_TO_THAT_RELEASE = 23;
+
 const dbs = databasePools();
 afterAll(() => dbs.close());
 
@@ -35,7 +38,7 @@ describe('the schema of this release', () => {
     await pool.query(byId.get('keystore-001')!);
     await pool.query(`INSERT INTO custodian_migrations (id) VALUES ('keystore-001'), ('event-macs-001')`);
     // That release made the read models and checkpoints with idempotent DDL on every start, unrecorded.
-    for (const m of schemaMigrations()) if (/^(checkpoints|read-model)-/.test(m.id)) await pool.query(m.sql);
+    for (const m of schemaMigrations().slice(0, KNOWN_TO_THAT_RELEASE)) if (/^(checkpoints|read-model)-/.test(m.id)) await pool.query(m.sql);
     await applySchema(pool);
     await authenticateLegacyEvents(pool, eventMacKeys(randomBytes(32)));
     expect(await describeSchema(pool)).toBe(readFileSync(SNAPSHOT, 'utf8'));

@@ -11,13 +11,16 @@ let pool: pg.Pool;
 beforeAll(async () => {
   db = await freshDatabase();
   pool = createPool(db.url, 4);
-  await pool.query(`CREATE TABLE rm_record_versions (tenant text, plugin text, scope text, key text, version int, body text,
-                    PRIMARY KEY (tenant, plugin, scope, key, version))`);
   // Two tenants with the same plugin, scope and key: a read must never see the other tenant's rows.
   for (const tenant of ['acme', 'umbrella'])
     for (let k = 0; k < 20; k++)
       for (let v = 1; v <= (k % 3) + 1; v++)
-        await pool.query('INSERT INTO rm_record_versions VALUES ($1, $2, $3, $4, $5, $6)', [tenant, 'notes', 's', `k${k}`, v, `${tenant}/k${k}/v${v}`]);
+        await pool.query(
+          `INSERT INTO rm_record_versions (tenant, plugin, scope, key, version, body, body_bytes, kind, state, ends_at, subject_kind, closed,
+             purpose, labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted)
+           VALUES ($1, $2, $3, $4, $5, to_jsonb($6::text), 0, 'note', 'active', 0, 'none', false, 'p', '[]', 0, 'j', 'a', 'notes', false)`,
+          [tenant, 'notes', 's', `k${k}`, v, `${tenant}/k${k}/v${v}`],
+        );
 });
 afterAll(async () => {
   await pool.end();

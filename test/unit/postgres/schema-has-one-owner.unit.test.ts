@@ -64,4 +64,12 @@ describe('the schema has one owner', () => {
     expect(ids.length).toBe(3);
     expect(new Set(ids)).toEqual(new Set([POSITIONS_LOCK]));
   });
+
+  it("a query never spells a stream name: stream names reach SQL as values (parameters or the models' stream columns)", () => {
+    const spelled = service
+      .filter((s) => !s.path.startsWith('adapters/postgres/migrations/'))
+      .filter((s) => /'(job|tenant|scope|agent|keys|collection)[a-z-]*:'\s*\|\|/.test(s.text))
+      .map((s) => s.path);
+    expect(spelled).toEqual([]);
+  });
 });
