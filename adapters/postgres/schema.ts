@@ -1,5 +1,7 @@
 import type { Migration } from '../../domain/ports/migrations.ts';
 import { sqlFunction } from './sql/functions.ts';
+import { auditLinesMigration } from './audit-lines-migration.ts';
+import { auditLinesUpgrade } from '../../projections/audit-upgrade.ts';
 
 /**
  * Every table and SQL function the service keeps beside its read models, as migrations of the
@@ -42,6 +44,10 @@ export const eventStoreMigrations: readonly Migration[] = [
   { id: 'eventstore-005', sql: `${sqlFunction('custodian_append')}\n${sqlFunction('custodian_append_many')}` },
   // The one commit path: a whole batch of units (guards, conditions, revisions, key rows, events) in one call.
   { id: 'eventstore-006', sql: sqlFunction('custodian_commit') },
+  // The audit line store and the commit that writes each unit's lines with its events.
+  auditLinesMigration,
+  // A log written before the line store: its lines frozen into it, the events not yet logged caught up first.
+  auditLinesUpgrade,
 ];
 
 /** The keystore: wrapped data keys and subject keys, beside the log, never in it. */
