@@ -97,7 +97,7 @@ describe('a lagging projection does not starve the others', () => {
       await runner.catchUp();
       const head = await store.headPosition();
       expect(Object.values(runner.checkpoints())).toEqual(projections.map(() => head));
-      const { rows: entries } = await models.query<{ n: number }>(`SELECT count(*)::int AS n FROM rm_audit WHERE tenant = 'acme'`);
+      const { rows: entries } = await models.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_audit_lines WHERE tenant = 'acme'`);
       expect(entries[0]!.n).toBeGreaterThan(240);
     } finally {
       await runner.stop();
