@@ -320,8 +320,12 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
 
 const BATCH = 2_000;
 
-/** The unprojected events of a log written before the line store, derived as the projection did. */
-const catchUp = async (sql: Sql) => {
+/**
+ * The unprojected events of a log written before the line store (up to `to`, default all),
+ * derived as the projection did. Exported for the upgrade's test, which builds a log of the
+ * previous release with it.
+ */
+export const legacyCatchUp = async (sql: Sql, to = Number.MAX_SAFE_INTEGER) => {
   const { rows: at } = await sql.query<{ position: string }>(`SELECT position FROM custodian_checkpoints WHERE name = 'audit'`);
   let position = Number(at[0]?.position ?? 0);
   const handled = new Set<string>(HANDLED);
@@ -330,8 +334,8 @@ const catchUp = async (sql: Sql) => {
     const { rows } = await sql.query<RecordedEvent & { recorded_ms: string }>(
       `SELECT position, stream, revision, event_id, type, schema_version, data, metadata,
               (extract(epoch from recorded_at) * 1000)::bigint AS recorded_ms
-       FROM custodian_events WHERE position > $1 ORDER BY position LIMIT $2`,
-      [position, BATCH],
+       FROM custodian_events WHERE position > $1 AND position <= $3 ORDER BY position LIMIT $2`,
+      [position, BATCH, to],
     );
     if (rows.length === 0) break;
     const items: Applicable[] = [];
@@ -370,7 +374,7 @@ export const auditLinesUpgrade: Migration = {
     END $$;`,
   async run(tx) {
     const { rows } = await tx.query<{ found: string | null }>(`SELECT to_regclass('rm_audit')::text AS found`);
-    if (rows[0]?.found) await catchUp(tx);
+    if (rows[0]?.found) await legacyCatchUp(tx);
     await tx.query(auditLinesUpgrade.sql);
   },
 };
