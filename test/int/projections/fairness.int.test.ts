@@ -6,6 +6,7 @@ import { jobCommands } from '../../../commands/jobs.ts';
 import { tenantCommands } from '../../../commands/tenants.ts';
 import { systemClock } from '../../../adapters/clock/system.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { auditLinesStore } from '../../../adapters/eventstore/audit-lines.ts';
 import { envelopeMacs } from '../../../adapters/keys/envelope-keys.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
@@ -32,7 +33,7 @@ let projections: readonly Projection[];
 beforeAll(async () => {
   db = await freshDatabase();
   pool = createPool(db.url, 10);
-  store = await postgresEventStore(pool);
+  store = auditLinesStore(await postgresEventStore(pool));
   models = postgresReadModelStore(pool);
   projections = allProjections({ sealer: await postgresKeystore(pool, masterKey) });
   await ensureProjectionSchemas(models, projections);
