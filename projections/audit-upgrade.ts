@@ -8,7 +8,6 @@ import type { Migration } from '../domain/ports/migrations.ts';
 import type { RecordedEvent } from '../domain/ports/event-store.ts';
 import type { Applicable } from './projection.ts';
 
-
 /*
  * The upgrade to stored audit lines. Before it, the audit log was a projection that derived
  * each line from its event (this file keeps that derivation, frozen, for this one use). The
@@ -316,7 +315,6 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
   );
   return writes;
 };
-
 
 const BATCH = 2_000;
 

@@ -16,7 +16,10 @@ export const auditFacets = async (db: Sql, tenant: string) => {
       `SELECT count(*) AS size, min(at) AS first_at, max(at) AS last_at FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED}`,
       [tenant],
     ),
-    db.query<{ kind: string; entries: string }>(`SELECT kind, count(*) AS entries FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED} GROUP BY kind ORDER BY kind`, [tenant]),
+    db.query<{ kind: string; entries: string }>(
+      `SELECT kind, count(*) AS entries FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED} GROUP BY kind ORDER BY kind`,
+      [tenant],
+    ),
     db.query<{ job: string; entries: string; last_at: string; agent: string | null; purpose: string | null }>(
       `SELECT a.job, a.entries, a.last_at, j.agent, j.purpose
          FROM (SELECT job, count(*) AS entries, max(at) AS last_at FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED} AND job IS NOT NULL GROUP BY job) a

@@ -103,5 +103,8 @@ export const namedRuns = (events: readonly DomainEvent[]): { tenant: string; job
   events.flatMap((e) => {
     const d = e.data as { tenant?: string; job?: string; run?: number; writer?: { job: string; run: number } };
     if (d.tenant === undefined || e.type === 'JobStarted') return [];
-    return [...(d.job !== undefined && d.run !== undefined ? [{ tenant: d.tenant, job: d.job, run: d.run }] : []), ...(d.writer ? [{ tenant: d.tenant, ...d.writer }] : [])];
+    return [
+      ...(d.job !== undefined && d.run !== undefined ? [{ tenant: d.tenant, job: d.job, run: d.run }] : []),
+      ...(d.writer ? [{ tenant: d.tenant, ...d.writer }] : []),
+    ];
   });

@@ -90,7 +90,11 @@ const rootOf = (pool: pg.Pool, tenant: string, size: number) =>
   rangeHash(
     {
       async node(level, idx) {
-        const { rows } = await pool.query<{ hash: Buffer }>('SELECT hash FROM rm_audit_nodes WHERE tenant = $1 AND level = $2 AND idx = $3', [tenant, level, idx]);
+        const { rows } = await pool.query<{ hash: Buffer }>('SELECT hash FROM rm_audit_nodes WHERE tenant = $1 AND level = $2 AND idx = $3', [
+          tenant,
+          level,
+          idx,
+        ]);
         return rows[0]!.hash;
       },
     },
@@ -99,7 +103,9 @@ const rootOf = (pool: pg.Pool, tenant: string, size: number) =>
   );
 
 const sizes = async (pool: pg.Pool) =>
-  Object.fromEntries((await pool.query<{ tenant: string; size: string }>('SELECT tenant, size FROM rm_audit_heads ORDER BY tenant')).rows.map((r) => [r.tenant, Number(r.size)]));
+  Object.fromEntries(
+    (await pool.query<{ tenant: string; size: string }>('SELECT tenant, size FROM rm_audit_heads ORDER BY tenant')).rows.map((r) => [r.tenant, Number(r.size)]),
+  );
 
 let upgraded: Awaited<ReturnType<typeof freshDatabase>>;
 let reference: Awaited<ReturnType<typeof freshDatabase>>;
@@ -141,7 +147,8 @@ describe('the upgrade to stored audit lines', () => {
     const audit = createAuditProjection();
     await ensureProjectionSchemas(models, [audit]);
 
-    const lines = (await pool.query<{ tenant: string; seq: string; line: string }>('SELECT tenant, seq, line FROM custodian_audit_lines ORDER BY tenant, seq')).rows;
+    const lines = (await pool.query<{ tenant: string; seq: string; line: string }>('SELECT tenant, seq, line FROM custodian_audit_lines ORDER BY tenant, seq'))
+      .rows;
     expect(lines).toEqual(wanted);
     expect(await sizes(pool)).toEqual(wantedSizes);
     for (const [t, n] of Object.entries(signedSizes)) expect(await rootOf(pool, t, n)).toEqual(signed[t]);
@@ -152,9 +159,10 @@ describe('the upgrade to stored audit lines', () => {
     // New activity after the upgrade: its lines follow each tenant's last one and join the tree.
     const runtime = jobCommands(store, systemClock, envelopeMacs(randomBytes(32)));
     ok(await runtime.start('acme', 'after', { agent: 'scribe', plugin: 'notes', subject: 'later', input: {} }));
-    const { rows: next } = await pool.query<{ seq: string; line: string }>(`SELECT seq, line FROM custodian_audit_lines WHERE tenant = 'acme' AND seq >= $1 ORDER BY seq`, [
-      wantedSizes.acme,
-    ]);
+    const { rows: next } = await pool.query<{ seq: string; line: string }>(
+      `SELECT seq, line FROM custodian_audit_lines WHERE tenant = 'acme' AND seq >= $1 ORDER BY seq`,
+      [wantedSizes.acme],
+    );
     expect(next.length).toBeGreaterThan(0);
     expect(next.map((r) => Number(r.seq))).toEqual(next.map((_, i) => wantedSizes.acme! + i));
     expect(JSON.parse(next[0]!.line)).toMatchObject({ seq: wantedSizes.acme, kind: 'job_started', job: 'after', subject: 'later' });

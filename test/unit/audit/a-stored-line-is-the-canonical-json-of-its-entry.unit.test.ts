@@ -35,8 +35,16 @@ describe('a stored audit line is exactly the canonical JSON hashed as its leaf',
 
   it('given the memory store, when units with lines commit, then each tenant gets contiguous places and a refused unit takes none', async () => {
     const store = memoryEventStore();
-    const ev = (id: string) => ({ event_id: id, type: 'TenantRemoved', schema_version: 1, data: { tenant: 't' }, metadata: { tenant: 't', causation_id: null, correlation_id: null } });
-    const audit = [{ event: 0, tenant: 't', kind: 'tenant_removed', job: null, subject: null, epoch: null, record_refs: [], ...lineTemplate({ kind: 'tenant_removed' }) }];
+    const ev = (id: string) => ({
+      event_id: id,
+      type: 'TenantRemoved',
+      schema_version: 1,
+      data: { tenant: 't' },
+      metadata: { tenant: 't', causation_id: null, correlation_id: null },
+    });
+    const audit = [
+      { event: 0, tenant: 't', kind: 'tenant_removed', job: null, subject: null, epoch: null, record_refs: [], ...lineTemplate({ kind: 'tenant_removed' }) },
+    ];
     await store.append('a', [ev('00000000-0000-4000-8000-000000000001')], 'no_stream', { audit });
     await store.append('a', [ev('00000000-0000-4000-8000-000000000002')], 'no_stream', { audit });
     await store.append('b', [ev('00000000-0000-4000-8000-000000000003')], 'no_stream', { audit });
