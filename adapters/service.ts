@@ -31,6 +31,7 @@ import { createProjectionRunner, type ProjectionRunner } from '../projections/ru
 import { systemClock, testClock, type TestClock } from './clock/system.ts';
 import { postgresEventStore } from './eventstore/postgres.ts';
 import { authenticatedEventStore } from './eventstore/authenticated.ts';
+import { auditLinesStore } from './eventstore/audit-lines.ts';
 import { eventMacKeys } from './eventstore/event-macs.ts';
 import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
 import { inlineProjections } from './eventstore/inline-projections.ts';
@@ -119,7 +120,8 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
   // Counted and timed outside the MAC layer: what /metrics shows is what was appended.
   const metrics = createMetrics();
-  const store = instrumentedEventStore(authenticatedEventStore(log, eventKeys), metrics);
+  // Each unit's audit lines are built once, before it commits, and written with its events.
+  const store = instrumentedEventStore(auditLinesStore(authenticatedEventStore(log, eventKeys)), metrics);
   const asyncProjections = projections.filter((p) => !inline.includes(p));
   const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
   const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;

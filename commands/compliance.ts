@@ -5,7 +5,7 @@ import type { EventStore } from '../domain/ports/event-store.ts';
 import type { KeyShredder } from '../domain/ports/key-shredder.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { ReceiptSigner } from '../domain/ports/receipt-signer.ts';
-import { erasureDecider, type EraseRecords } from '../domain/compliance/erase.ts';
+import { erasedVersions, erasureDecider, type EraseRecords } from '../domain/compliance/erase.ts';
 import { recordsStream } from '../domain/records/rules.ts';
 import { isHeld, type HoldsAt, type Selector } from '../domain/retention/holds.ts';
 import type { RetentionVerdict } from '../domain/retention/decide.ts';
@@ -92,7 +92,7 @@ export const complianceCommands = (deps: ComplianceDeps) => {
         return { tenant, plugin, scope, keys: now.filter((r) => !kept.includes(r)).map((r) => r.key), now: clock.now(), holds_at: h.at };
       },
       { tenant, causation: randomUUID(), correlation: null },
-      { conditions: (c) => ({ unmoved: [c.holds_at] }) },
+      { conditions: (c) => ({ unmoved: [c.holds_at] }), newest: erasedVersions },
     );
     if (E.isLeft(removed)) return removed;
     for (const e of removed.right.events) if (e.type === 'RecordRemoved') await keystore.shredRecord(tenant, plugin, scope, e.data.key);

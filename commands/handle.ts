@@ -242,6 +242,11 @@ export interface HandlerOptions<Ev, S, C = unknown> {
    * forgetting the state and loading it again (from its snapshot, cold) on every conflict.
    */
   readonly copy?: (state: S) => S;
+  /**
+   * The newest version of each record its events remove, as the state it was decided on holds
+   * it (keyed by `recordRef`): a fact of the decision that the removal's audit line names.
+   */
+  readonly newest?: (events: readonly Ev[], state: S) => ReadonlyMap<string, number>;
 }
 
 /** The cached state, else a snapshot, else the empty state: then caught up from its revision. */
@@ -315,6 +320,7 @@ const decideInOrder = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], fold
       }
       const events = decision.right;
       const conditions = options.conditions?.(c);
+      const newest = options.newest?.(events, folded.state);
       const unit: AppendUnit = {
         stream,
         events: envelope(cause, await codec.write(events, writes.keys)),
@@ -322,6 +328,7 @@ const decideInOrder = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], fold
         rows: writes.keys?.rows ?? [],
         guard: writes.guard ?? null,
         ...(conditions ? { conditions } : {}),
+        ...(newest && newest.size > 0 ? { newest } : {}),
       };
       decided.push({ kind: 'append', entry, events, unit });
       expected = advanced(expected, events.length);

@@ -26,6 +26,7 @@ import type { PartStub } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
 import { readParts, withParts } from '../queries/job-parts.ts';
 import { aggregateLoader } from './aggregate-loader.ts';
+import { recordRef } from '../domain/audit/lines.ts';
 
 /** How long a put is sealed and decided again while other writers keep making or shredding the keys it names. */
 const KEY_RACE_MS = 10_000;
@@ -55,6 +56,17 @@ export interface Written {
 }
 
 const CACHED_STREAMS = 512;
+
+/** The newest version of each record a removal takes, as the scope's state holds it (the removal's audit line names it). */
+const removedVersions = (events: readonly ScopeEvent[], s: ScopeState): ReadonlyMap<string, number> => {
+  const versions = new Map<string, number>();
+  for (const e of events) {
+    if (e.type !== 'RecordRemoved') continue;
+    const v = newest(s.records.get(e.data.key));
+    if (v) versions.set(recordRef(e.data.plugin, e.data.scope, e.data.key), v.version);
+  }
+  return versions;
+};
 
 /** A request key's prior write, looked up before the put, and the snapshot loads counted before that lookup. */
 export interface KnownPrior {
@@ -190,7 +202,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
         }
       : {}),
   });
-  const options: HandlerOptions<ScopeEvent, ScopeState> = { ...common, ...loader.loading };
+  const options: HandlerOptions<ScopeEvent, ScopeState> = { ...common, ...loader.loading, newest: removedVersions };
   const withSnapshotParts = loader.retry;
   /** Everything a command's decision looks into is read before `handle` decides (its decide and evolve are synchronous). */
   const partsRead = async (s: ScopeState, keys: readonly string[], digests: readonly (string | null)[], command: () => ScopeCommand) => {

@@ -1,38 +1,6 @@
-import { AUDITED_SINCE_V2, auditFields, recordRefs, type JobFacts } from '../domain/audit/entries.ts';
 import { leafHash, nodeHash } from '../domain/audit/merkle.ts';
-import { canonicalJson } from '../domain/shared/hash.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
-import type { Applicable, LogSpan, Projection } from './projection.ts';
-
-/** The events `auditFields` makes entries of (JobStarted also gives the job facts later entries name). */
-const HANDLED = [
-  'RecordsRead',
-  'AgentRecordsRead',
-  'RecordVersionWritten',
-  'JobStarted',
-  'JobEnded',
-  'JobStopped',
-  'EnvelopeBlockAppended',
-  'EnvelopeWideningRefused',
-  'RevocationBatchApplied',
-  'RevocationReceiptIssued',
-  'HoldPlaced',
-  'HoldReleased',
-  'ErasureRequested',
-  'SubjectKeyShredded',
-  'ErasureDeferred',
-  'RecordRemoved',
-  'RenewalRequested',
-  'TenantExported',
-  'StartupTextAssembled',
-  'FilesHanded',
-  'FileRemoved',
-  'AgentKillLifted',
-  'AgentRecordPut',
-  'AgentRecordDeleted',
-  'AgentPersonForgotten',
-  'TenantRemoved',
-] as const;
+import type { LogSpan, Projection } from './projection.ts';
 
 /**
  * A tenant's tree as far as appending needs it: its size and the right edge — the roots of
@@ -57,41 +25,14 @@ const edgeNodes = (size: number) => {
   return nodes;
 };
 
-const refOf = (tenant: string, job: string, run: number) => `${tenant}\u0000${job}\u0000${run}`;
-
-/** What the projection remembers between batches, valid only at `at` (a log position). */
+/** What the integrator remembers between batches, valid only at `at` (a log position the runner's checkpoint stood at). */
 interface Memory {
   at: number | null;
-  /** The log position after which AUDITED_SINCE_V2 events are audited (rm_audit_kinds, kept across rebuilds). */
-  sinceV2: number | null;
   readonly edges: Map<string, Edge>;
-  readonly jobs: Map<string, JobFacts>;
 }
 
-const recordRefOf = (tenant: string, plugin: string, scope: string, key: string) => `${tenant}\u0000${plugin}\u0000${scope}\u0000${key}`;
-
-/**
- * The newest version of each record a removal in `items` names, as the log had it just before the
- * span (this projection's own table: another model's rows change, and an entry must read the same
- * however late it is rebuilt). Versions written inside the span are folded in as the span goes.
- */
-const loadNewest = async (sql: Sql, items: readonly Applicable[]): Promise<Map<string, number | null>> => {
-  const removed = items
-    .filter((a) => a.event.type === 'RecordRemoved')
-    .map((a) => a.event.data as { tenant: string; plugin: string; scope: string; key: string });
-  const newest = new Map<string, number | null>();
-  if (removed.length === 0) return newest;
-  const { rows } = await sql.query<{ tenant: string; plugin: string; scope: string; key: string; newest: number }>(
-    `SELECT v.tenant, v.plugin, v.scope, v.key, v.newest FROM rm_audit_versions v
-     JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(tenant, plugin, scope, key)
-       ON v.tenant = w.tenant AND v.plugin = w.plugin AND v.scope = w.scope AND v.key = w.key`,
-    [removed.map((r) => r.tenant), removed.map((r) => r.plugin), removed.map((r) => r.scope), removed.map((r) => r.key)],
-  );
-  for (const r of rows) newest.set(recordRefOf(r.tenant, r.plugin, r.scope, r.key), Number(r.newest));
-  return newest;
-};
-
-const JOB_MEMORY = 50_000;
+/** Lines integrated per statement round. */
+const CHUNK = 5_000;
 
 const loadEdges = async (sql: Sql, memory: Memory, tenants: readonly string[]) => {
   const missing = tenants.filter((t) => !memory.edges.has(t));
@@ -121,109 +62,42 @@ const loadEdges = async (sql: Sql, memory: Memory, tenants: readonly string[]) =
   }
 };
 
-const loadJobs = async (sql: Sql, memory: Memory, wanted: readonly { tenant: string; job: string; run: number }[]) => {
-  const missing = wanted.filter((w) => !memory.jobs.has(refOf(w.tenant, w.job, w.run)));
-  if (missing.length === 0) return;
-  const { rows } = await sql.query<JobFacts & { tenant: string; job: string; run: number }>(
-    `SELECT j.tenant, j.job, j.run, j.agent, j.purpose, j.subject FROM rm_audit_jobs j
-     JOIN unnest($1::text[], $2::text[], $3::int[]) AS w(tenant, job, run) ON j.tenant = w.tenant AND j.job = w.job AND j.run = w.run`,
-    [missing.map((w) => w.tenant), missing.map((w) => w.job), missing.map((w) => w.run)],
-  );
-  for (const r of rows) memory.jobs.set(refOf(r.tenant, r.job, r.run), { agent: r.agent, purpose: r.purpose, subject: r.subject });
-};
-
-const tenantOf = (a: Applicable) => (a.event.data as { tenant?: string }).tenant;
-
-/** The runs an event's entry names (the reader, the writer). */
-const namedRuns = (a: Applicable) => {
-  const d = a.event.data as { job?: string; run?: number; writer?: { job: string; run: number } };
-  return [...(d.job !== undefined && d.run !== undefined ? [{ job: d.job, run: d.run }] : []), ...(d.writer ? [d.writer] : [])];
-};
-
-type Write = () => Promise<unknown>;
+/**
+ * The stored lines not yet in their trees, at most `CHUNK`, each tenant's in order from its
+ * tree's size: a tenant's lines commit in the order of their places (its counter row is held
+ * until commit), so what is readable is a contiguous run.
+ */
+const pendingLines = async (sql: Sql) =>
+  (
+    await sql.query<{ tenant: string; seq: string; line: string }>(
+      `SELECT l.tenant, l.seq, l.line
+       FROM custodian_audit_sizes s LEFT JOIN rm_audit_heads h ON h.tenant = s.tenant
+       CROSS JOIN LATERAL (
+         SELECT x.tenant, x.seq, x.line FROM custodian_audit_lines x
+         WHERE x.tenant = s.tenant AND x.seq >= coalesce(h.size, 0) ORDER BY x.seq LIMIT $1) l
+       WHERE s.size > coalesce(h.size, 0)
+       ORDER BY l.tenant, l.seq LIMIT $1`,
+      [CHUNK],
+    )
+  ).rows;
 
 /**
- * Computes a span's entries in memory from the right edge and answers the writes that store
- * them, one multi-row statement per table, to be sent in this order (the caller sends them).
+ * Integrates one chunk of stored lines: each line's leaf hash and every parent it completes
+ * into `rm_audit_nodes`, each tenant's new size into `rm_audit_heads`. Answers how many lines
+ * it integrated (0: none was waiting).
  */
-const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Memory): Promise<Write[]> => {
-  const relevant = items.filter((a) => tenantOf(a));
-  if (relevant.length === 0) return [];
-  const tenants = [...new Set(relevant.map((a) => tenantOf(a)!))];
-  // Facts made inside this span are in memory before they are needed; the rest are read once.
-  const started = new Set(
-    relevant
-      .filter((a) => a.event.type === 'JobStarted')
-      .map((a) => refOf(tenantOf(a)!, (a.event.data as { job: string }).job, (a.event.data as { run: number }).run)),
-  );
-  const needed = relevant.flatMap((a) => namedRuns(a).map((r) => ({ tenant: tenantOf(a)!, ...r }))).filter((w) => !started.has(refOf(w.tenant, w.job, w.run)));
-  if (memory.jobs.size + needed.length > JOB_MEMORY) memory.jobs.clear();
-  await Promise.all([loadEdges(sql, memory, tenants), loadJobs(sql, memory, needed)]);
-  if (memory.sinceV2 === null) {
-    const { rows } = await sql.query<{ from_position: string }>('SELECT from_position FROM rm_audit_kinds WHERE version = 2');
-    memory.sinceV2 = Number(rows[0]?.from_position ?? 0);
-  }
-  const sinceV2 = memory.sinceV2;
-  const [newest] = await Promise.all([loadNewest(sql, relevant), loadEdges(sql, memory, tenants), loadJobs(sql, memory, needed)]);
-  // Each record's newest version as of each event: written (a number) or removed (null) in this span.
-  const touched = new Map<string, { tenant: string; plugin: string; scope: string; key: string; newest: number | null; removed: boolean }>();
-
-  const newJobs: { tenant: string; job: string; run: number; agent: string; purpose: string; subject: string }[] = [];
-  const entries: {
-    tenant: string;
-    seq: number;
-    at: number;
-    kind: string;
-    job: string | null;
-    subject: string | null;
-    epoch: number | null;
-    record_refs: string[];
-    line: string;
-  }[] = [];
+const integrate = async (sql: Sql, memory: Memory): Promise<number> => {
+  const lines = await pendingLines(sql);
+  if (lines.length === 0) return 0;
+  await loadEdges(sql, memory, [...new Set(lines.map((l) => l.tenant))]);
   const nodes: { tenant: string[]; level: number[]; idx: number[]; hash: string[] } = { tenant: [], level: [], idx: [], hash: [] };
   const grown = new Set<string>();
-  for (const a of relevant) {
-    const { event, recorded } = a;
-    const tenant = tenantOf(a)!;
-    // The projection keeps its own job facts, per run: another model's rows change as ids are
-    // started again, and an entry read from them would change on rebuild. The first wins.
-    if (event.type === 'JobStarted') {
-      const d = event.data;
-      const ref = refOf(tenant, d.job, d.run);
-      if (!memory.jobs.has(ref)) {
-        memory.jobs.set(ref, { agent: d.agent, purpose: d.purpose, subject: d.subject });
-        newJobs.push({ tenant, job: d.job, run: d.run, agent: d.agent, purpose: d.purpose, subject: d.subject });
-      }
-    }
-    if (AUDITED_SINCE_V2.has(event.type) && recorded.position <= sinceV2) continue;
-    const fields = auditFields(
-      event,
-      (job, run) => memory.jobs.get(refOf(tenant, job, run)) ?? null,
-      // Entries logged before this build named no version removed: a rebuild keeps their leaves as they were signed.
-      recorded.position <= sinceV2 ? () => null : (plugin, scope, key) => newest.get(recordRefOf(tenant, plugin, scope, key)) ?? null,
-    );
-    if (event.type === 'RecordVersionWritten' || event.type === 'RecordRemoved') {
-      const { plugin, scope, key } = event.data;
-      const version = event.type === 'RecordRemoved' ? null : Math.max(event.data.version, newest.get(recordRefOf(tenant, plugin, scope, key)) ?? 0);
-      newest.set(recordRefOf(tenant, plugin, scope, key), version);
-      const ref = recordRefOf(tenant, plugin, scope, key);
-      touched.set(ref, { tenant, plugin, scope, key, newest: version, removed: version === null || touched.get(ref)?.removed === true });
-    }
-    if (!fields) continue;
+  let integrated = 0;
+  for (const { tenant, seq: at, line } of lines) {
     const edge = memory.edges.get(tenant)!;
-    const seq = edge.size;
-    const line = canonicalJson({ seq, at: recorded.recorded_at, ...fields });
-    entries.push({
-      tenant,
-      seq,
-      at: recorded.recorded_at,
-      kind: fields.kind,
-      job: fields.job ?? null,
-      subject: fields.subject ?? null,
-      epoch: fields.epoch ?? null,
-      record_refs: recordRefs(fields.records),
-      line,
-    });
+    const seq = Number(at);
+    // Only the next place: a line past a missing one waits (it cannot be, see pendingLines).
+    if (seq !== edge.size) continue;
     // Each complete subtree is stored once: a new leaf, then every parent it completes.
     let hash = leafHash(Buffer.from(line));
     let level = 0;
@@ -244,122 +118,63 @@ const appendEntries = async (sql: Sql, items: readonly Applicable[], memory: Mem
     edge.frontier.push({ level, hash });
     edge.size = seq + 1;
     grown.add(tenant);
+    integrated++;
   }
-
-  const writes: Write[] = [];
-  const send = (text: string, params: readonly unknown[]) => writes.push(() => sql.query(text, params));
-  if (newJobs.length > 0)
-    send(
-      `INSERT INTO rm_audit_jobs (tenant, job, run, agent, purpose, subject)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[]) ON CONFLICT DO NOTHING`,
-      [
-        newJobs.map((j) => j.tenant),
-        newJobs.map((j) => j.job),
-        newJobs.map((j) => j.run),
-        newJobs.map((j) => j.agent),
-        newJobs.map((j) => j.purpose),
-        newJobs.map((j) => j.subject),
-      ],
-    );
-  // Removed first (a key written again after its removal starts again at 1), then the newest kept.
-  const gone = [...touched.values()].filter((t) => t.removed);
-  const written = [...touched.values()].filter((t) => t.newest !== null);
-  if (gone.length > 0)
-    send(
-      `DELETE FROM rm_audit_versions v USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(tenant, plugin, scope, key)
-       WHERE v.tenant = w.tenant AND v.plugin = w.plugin AND v.scope = w.scope AND v.key = w.key`,
-      [gone.map((w) => w.tenant), gone.map((w) => w.plugin), gone.map((w) => w.scope), gone.map((w) => w.key)],
-    );
-  if (written.length > 0)
-    send(
-      `INSERT INTO rm_audit_versions (tenant, plugin, scope, key, newest)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[])
-       ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET newest = GREATEST(rm_audit_versions.newest, EXCLUDED.newest)`,
-      [written.map((w) => w.tenant), written.map((w) => w.plugin), written.map((w) => w.scope), written.map((w) => w.key), written.map((w) => w.newest)],
-    );
-  if (entries.length === 0) return writes;
-  send(
-    `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
-     SELECT tenant, seq, at, kind, job, subject, epoch, record_refs, line FROM jsonb_to_recordset($1::jsonb)
-       AS x(tenant text, seq bigint, at bigint, kind text, job text, subject text, epoch int, record_refs text[], line text)`,
-    [JSON.stringify(entries)],
-  );
-  send(
+  if (integrated === 0) return 0;
+  await sql.query(
     `INSERT INTO rm_audit_nodes (tenant, level, idx, hash)
      SELECT t, l, i, decode(h, 'hex') FROM unnest($1::text[], $2::int[], $3::bigint[], $4::text[]) AS n(t, l, i, h)`,
     [nodes.tenant, nodes.level, nodes.idx, nodes.hash],
   );
   const heads = [...grown];
-  send(
+  await sql.query(
     `INSERT INTO rm_audit_heads (tenant, size) SELECT * FROM unnest($1::text[], $2::bigint[])
      ON CONFLICT (tenant) DO UPDATE SET size = EXCLUDED.size`,
     [heads, heads.map((t) => memory.edges.get(t)!.size)],
   );
-  return writes;
+  return integrated;
 };
 
 /**
- * The audit log: an append-only list of entries per tenant and the RFC 6962 tree over them.
- * Each complete subtree is stored once (`rm_audit_nodes`: level, index), so any root or proof
- * is O(log n) reads — nothing is recomputed. Appending needs only the right edge of each
- * tree, which this instance keeps in memory between batches (loaded once per tenant), so a
- * batch of leaves costs a few multi-row inserts whatever the tree's size.
+ * The audit log's integrator: it builds each tenant's RFC 6962 tree from the lines stored
+ * with their events (`custodian_audit_lines`), never from the events themselves — it decodes
+ * none. Each complete subtree is stored once (`rm_audit_nodes`: level, index), so any root or
+ * proof is O(log n) reads. Appending needs only the right edge of each tree, which this
+ * instance keeps in memory between batches (loaded once per tenant), trusted only when the
+ * runner's checkpoint stands where it left it. A rebuild empties the trees and integrates
+ * every stored line again; a logged line is never derived again.
  *
  * Make one instance per runner: its memory belongs to one database.
  */
 export const createAuditProjection = (): Projection => {
-  const memory: Memory = { at: null, sinceV2: null, edges: new Map(), jobs: new Map() };
-  let inFlight: Promise<unknown> | null = null;
+  const memory: Memory = { at: null, edges: new Map() };
   const forget = () => {
     memory.at = null;
     memory.edges.clear();
-    memory.jobs.clear();
+  };
+  const run = async (sql: Sql, span: LogSpan | null) => {
+    if (span === null || memory.at !== span.after || span.after === 0) forget();
+    memory.at = null;
+    try {
+      while ((await integrate(sql, memory)) > 0);
+    } catch (error) {
+      forget();
+      throw error;
+    }
+    if (span) memory.at = span.to;
   };
   return {
     name: 'audit',
-    // Each tenant's entries follow the log's order.
     order: 'log',
-    tables: ['rm_audit', 'rm_audit_nodes', 'rm_audit_heads', 'rm_audit_jobs', 'rm_audit_versions'],
-    canHandle: HANDLED,
-    async apply(sql, event, recorded) {
-      // Alone, with no span to check the memory against: read the edge afresh.
-      forget();
-      for (const write of await appendEntries(sql, [{ event, recorded }], memory)) await write();
-      forget();
+    tables: ['rm_audit_nodes', 'rm_audit_heads'],
+    // It reads stored lines, not events: handed every span, it decodes nothing.
+    canHandle: [],
+    everySpan: true,
+    async apply(sql) {
+      await run(sql, null);
     },
-    async applyBatch(sql, items, span: LogSpan) {
-      // The span before, when it was left in flight: awaited only when this span continues it
-      // (one left by a rebuild that failed elsewhere is stale); its failure is the cause of anything after it.
-      const previous = inFlight;
-      inFlight = null;
-      const continues = memory.at === span.after && span.after !== 0;
-      if (!continues) forget();
-      memory.at = null;
-      let writes: Write[];
-      try {
-        writes = await appendEntries(sql, items, memory);
-      } catch (error) {
-        if (continues) await previous;
-        throw error;
-      }
-      memory.at = span.to;
-      if (span.more) {
-        // A rebuild, whose statements queue in call order: this span's writes are sent now and
-        // run while the next span is computed; the next span or settle() awaits them. Writes
-        // that fail leave the memory untrusted (their transaction rolls back).
-        const done = Promise.all(writes.map((write) => write()));
-        done.catch(() => forget());
-        inFlight = done;
-        if (continues) await previous;
-      } else {
-        if (continues) await previous;
-        for (const write of writes) await write();
-      }
-    },
-    async settle() {
-      const previous = inFlight;
-      inFlight = null;
-      await previous;
+    async applyBatch(sql, _items, span) {
+      await run(sql, span);
     },
   };
 };

@@ -50,6 +50,11 @@ export interface Projection {
   readonly tables: readonly string[];
   readonly canHandle?: readonly string[];
   readonly inline?: boolean;
+  /**
+   * Handed every span of the log, even one holding none of the events it reads (it may read
+   * none: the audit integrator builds its trees from lines stored with their events).
+   */
+  readonly everySpan?: boolean;
   apply(sql: Sql, event: DomainEvent, recorded: RecordedEvent): Promise<void>;
   applyBatch?(sql: Sql, events: readonly Applicable[], span: LogSpan): Promise<void>;
   /**

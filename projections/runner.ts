@@ -147,7 +147,7 @@ export const runBatch = async (
   if (events.length === 0) return { checkpoint: lowest, applied: 0, from: { ...assumed } as Record<string, number> };
   const decoded = decodeFor(projections, events);
   const checkpoint = events.at(-1)!.position;
-  if (decoded.size === 0) {
+  if (decoded.size === 0 && !projections.some((p) => p.everySpan)) {
     // No projection of the group reads any of these events: there is nothing to apply, only
     // checkpoints to move — one statement, no transaction. A row moves only if it stands
     // inside the span read (so every event it skips was seen here and is unread by it);

@@ -29,11 +29,18 @@ const nodes = (db: Sql, tenant: string): NodeSource => ({
 export const auditSize = async (db: Sql, tenant: string) =>
   Number((await db.query<{ size: number }>('SELECT size FROM rm_audit_heads WHERE tenant = $1', [tenant])).rows[0]?.size ?? 0);
 
+/**
+ * The lines the tree holds, for tenant `$1`: lines are stored with their events
+ * (`custodian_audit_lines`) and join the tree when the integrator reaches them.
+ */
+export const INTEGRATED = 'seq < coalesce((SELECT h.size FROM rm_audit_heads h WHERE h.tenant = $1), 0)';
+
 /** SPEC §9 wire formats. Lines are exactly the canonical JSON that was hashed as each leaf. */
 export const auditQueries = (db: Sql, signer: CheckpointSigner) => ({
   async lines(tenant: string, f: AuditFilters): Promise<string[]> {
     const params: unknown[] = [tenant];
-    const where = ['tenant = $1'];
+    // Only lines already in the tree: a line stored with its event waits for the integrator.
+    const where = ['tenant = $1', INTEGRATED];
     const add = (clause: (p: string) => string, v: unknown) => {
       params.push(v);
       where.push(clause(`$${params.length}`));
@@ -55,7 +62,7 @@ export const auditQueries = (db: Sql, signer: CheckpointSigner) => ({
       limit = ` LIMIT $${params.length}`;
     }
     const { rows } = await db.query<{ line: string }>(
-      `SELECT line FROM rm_audit WHERE ${where.join(' AND ')} ORDER BY seq${backwards ? ' DESC' : ''}${limit}`,
+      `SELECT line FROM custodian_audit_lines WHERE ${where.join(' AND ')} ORDER BY seq${backwards ? ' DESC' : ''}${limit}`,
       params,
     );
     const lines = rows.map((r) => r.line);
@@ -102,7 +109,7 @@ export const auditProjectedTo = async (db: Sql): Promise<number> =>
 /** The newest entry of `kind` holding a receipt with this signature: a receipt's entry is recent, so the scan from the end stops soon. */
 export const receiptEntry = async (db: Sql, tenant: string, kind: string, signature: string): Promise<{ index: number; entry: string } | null> => {
   const { rows } = await db.query<{ seq: string; line: string }>(
-    'SELECT seq, line FROM rm_audit WHERE tenant = $1 AND kind = $2 AND strpos(line, $3) > 0 ORDER BY seq DESC LIMIT 1',
+    `SELECT seq, line FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED} AND kind = $2 AND strpos(line, $3) > 0 ORDER BY seq DESC LIMIT 1`,
     [tenant, kind, `"signature":${JSON.stringify(signature)}`],
   );
   return rows[0] ? { index: Number(rows[0].seq), entry: rows[0].line } : null;

@@ -1,3 +1,4 @@
+import { INTEGRATED } from './audit.ts';
 import { inclusionProof, type NodeSource } from '../domain/audit/merkle.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 
@@ -12,14 +13,19 @@ const PICKS = 500;
 export const auditFacets = async (db: Sql, tenant: string) => {
   const [span, kinds, jobs, records] = await Promise.all([
     db.query<{ size: string; first_at: string | null; last_at: string | null }>(
-      'SELECT count(*) AS size, min(at) AS first_at, max(at) AS last_at FROM rm_audit WHERE tenant = $1',
+      `SELECT count(*) AS size, min(at) AS first_at, max(at) AS last_at FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED}`,
       [tenant],
     ),
-    db.query<{ kind: string; entries: string }>('SELECT kind, count(*) AS entries FROM rm_audit WHERE tenant = $1 GROUP BY kind ORDER BY kind', [tenant]),
+    db.query<{ kind: string; entries: string }>(
+      `SELECT kind, count(*) AS entries FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED} GROUP BY kind ORDER BY kind`,
+      [tenant],
+    ),
     db.query<{ job: string; entries: string; last_at: string; agent: string | null; purpose: string | null }>(
       `SELECT a.job, a.entries, a.last_at, j.agent, j.purpose
-         FROM (SELECT job, count(*) AS entries, max(at) AS last_at FROM rm_audit WHERE tenant = $1 AND job IS NOT NULL GROUP BY job) a
-         LEFT JOIN LATERAL (SELECT agent, purpose FROM rm_audit_jobs WHERE tenant = $1 AND job = a.job ORDER BY run DESC LIMIT 1) j ON true
+         FROM (SELECT job, count(*) AS entries, max(at) AS last_at FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED} AND job IS NOT NULL GROUP BY job) a
+         LEFT JOIN LATERAL (
+           SELECT s.line::jsonb ->> 'agent' AS agent, s.line::jsonb ->> 'purpose' AS purpose FROM custodian_audit_lines s
+           WHERE s.tenant = $1 AND s.job = a.job AND s.kind = 'job_started' ORDER BY s.seq DESC LIMIT 1) j ON true
         ORDER BY a.last_at DESC, a.job LIMIT $2`,
       [tenant, PICKS],
     ),
@@ -27,7 +33,7 @@ export const auditFacets = async (db: Sql, tenant: string) => {
     db.query<{ record: string; versions: string[] }>(
       `SELECT split_part(ref, '#', 1) || '#' || split_part(ref, '#', 2) AS record,
               array_agg(DISTINCT split_part(ref, '#', 3)) FILTER (WHERE split_part(ref, '#', 3) <> '') AS versions
-         FROM (SELECT DISTINCT unnest(record_refs) AS ref FROM rm_audit WHERE tenant = $1) r
+         FROM (SELECT DISTINCT unnest(record_refs) AS ref FROM custodian_audit_lines WHERE tenant = $1 AND ${INTEGRATED}) r
         GROUP BY 1 ORDER BY 1 LIMIT $2`,
       [tenant, PICKS],
     ),

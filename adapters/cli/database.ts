@@ -7,6 +7,7 @@ import type { EventStore } from '../../domain/ports/event-store.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
 import { postgresEventStore } from '../eventstore/postgres.ts';
 import { authenticatedEventStore } from '../eventstore/authenticated.ts';
+import { auditLinesStore } from '../eventstore/audit-lines.ts';
 import { eventMacKeys } from '../eventstore/event-macs.ts';
 import { authenticateLegacyEvents } from '../eventstore/postgres-legacy-macs.ts';
 import { loadMasterKey } from '../keys/master.ts';
@@ -64,5 +65,6 @@ export const openAuthenticatedEventStore = async (pool: pg.Pool, dataDir: string
   const log = await openEventStore(pool);
   // A log from before the authenticated store is MACed once, as the service's first start would.
   if (log.name === 'postgres') await authenticateLegacyEvents(pool, keys);
-  return authenticatedEventStore(log, keys);
+  // What the CLI appends (an import, a removal) writes its audit lines as the service does.
+  return auditLinesStore(authenticatedEventStore(log, keys));
 };

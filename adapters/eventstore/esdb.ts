@@ -131,6 +131,10 @@ export const esdbEventStore = async (connectionString: string): Promise<EventSto
       // (Compliance runs, which need it, run on PostgreSQL.)
       if ((options?.conditions?.unmoved?.length ?? 0) > 0)
         throw new Error('EventStoreDB cannot append on the condition of another stream (unmoved): use PostgreSQL');
+      // Nor can it give an audit line its tenant's next place in the append's own commit (the
+      // audit log needs a per-tenant counter beside the events): refused, never written loosely.
+      if ((options?.audit?.length ?? 0) > 0)
+        throw new Error('EventStoreDB cannot write audit lines with their events (a per-tenant counter in the same commit): use PostgreSQL');
       try {
         const result = await client.appendToStream(
           stream,

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import * as E from 'fp-ts/lib/Either.js';
-import type { AppendWith, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../domain/ports/event-store.ts';
+import type { AppendWith, EventStore, ExpectedRevision, NewEvent, RecordedEvent, StoredAuditLine } from '../../domain/ports/event-store.ts';
+import { lineText } from '../../domain/audit/lines.ts';
 import { GuardFailed } from '../../domain/ports/admission-guard.ts';
 import { appendOneByOne } from './append-chain.ts';
 import { meetsExpectation } from './expected-revision.ts';
@@ -11,6 +12,8 @@ export const memoryEventStore = (): EventStore => {
   const all: RecordedEvent[] = [];
   const streams = new Map<string, RecordedEvent[]>();
   const ids = new Set<string>();
+  /** Each tenant's audit lines, written with their events: place = index. */
+  const lines = new Map<string, StoredAuditLine[]>();
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
 
@@ -40,6 +43,12 @@ export const memoryEventStore = (): EventStore => {
         ids.add(e.event_id);
       }
       streams.set(stream, list);
+      // The events' audit lines, each at its tenant's next place, timed as its event.
+      for (const l of options?.audit ?? []) {
+        const log = lines.get(l.tenant) ?? [];
+        log.push({ tenant: l.tenant, seq: log.length, at: recorded_at, line: lineText(l, recorded_at, log.length) });
+        lines.set(l.tenant, log);
+      }
       if (events.length > 0) appended.emit('append');
       return E.right({ nextExpectedRevision: list.length - 1, position: all.length });
     },
@@ -49,6 +58,9 @@ export const memoryEventStore = (): EventStore => {
     },
     async readAll(after, options) {
       return all.slice(Math.max(0, after), options?.limit === undefined ? undefined : Math.max(0, after) + options.limit);
+    },
+    async readAuditLines(tenant, from, limit) {
+      return (lines.get(tenant) ?? []).slice(from, limit === undefined ? undefined : from + limit);
     },
     subscribe(after, handler) {
       return pollingSubscription(this, after, handler);

@@ -197,6 +197,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       expected: p.unit.expected,
       events: p.unit.events,
       rows: p.rows,
+      lines: p.unit.audit ?? [],
     }));
     const modelled = inline !== null && batch.some((p) => p.unit.events.some((e) => inline.handles(e.type)));
     const call = prepared(COMMIT_CALL, commitParams(guards, units));
@@ -370,7 +371,10 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
   return {
     append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendWith): Promise<Result> {
       // Only what commits with the events is taken from `options` (never other fields a caller's value may carry).
-      const { answer } = enqueue({ stream, events, expected, conditions: options?.conditions, rows: options?.rows, guard: options?.guard }, null);
+      const { answer } = enqueue(
+        { stream, events, expected, conditions: options?.conditions, rows: options?.rows, guard: options?.guard, audit: options?.audit },
+        null,
+      );
       kick();
       return answer;
     },

@@ -112,6 +112,13 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       );
       return rows.map(toRecorded);
     },
+    async readAuditLines(tenant, from, limit = 1000) {
+      const { rows } = await pool.query<{ tenant: string; seq: string; at: string; line: string }>(
+        'SELECT tenant, seq, at, line FROM custodian_audit_lines WHERE tenant = $1 AND seq >= $2 ORDER BY seq LIMIT $3',
+        [tenant, from, limit],
+      );
+      return rows.map((r) => ({ tenant: r.tenant, seq: Number(r.seq), at: Number(r.at), line: r.line }));
+    },
     subscribe(after, handler) {
       void ensureListening().catch(() => undefined);
       return pollingSubscription(store, after, handler);

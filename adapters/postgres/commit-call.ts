@@ -1,8 +1,9 @@
 import type { AdmissionGuard } from '../../domain/ports/admission-guard.ts';
 import type { AppendRow } from '../../domain/ports/append-rows.ts';
+import type { AuditLine } from '../../domain/audit/lines.ts';
 import type { ExpectedRevision, NewEvent, StreamAt } from '../../domain/ports/event-store.ts';
 
-/** The call of `custodian_commit` (migrations/0006_eventstore-006.sql): a whole batch in one statement. */
+/** The call of `custodian_commit` (its newest body: migrations/0026_eventstore-008.sql): a whole batch in one statement. */
 export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit(
   $1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[],
   $11::int[], $12::int[], $13::boolean[], $14::text[], $15::text[], $16::int[],
@@ -10,7 +11,8 @@ export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revi
   $20::uuid[], $21::text[], $22::int[], $23::jsonb[], $24::jsonb[],
   $25::int[], $26::uuid[],
   $27::int[], $28::text[], $29::text[], $30::bytea[],
-  $31::int[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[], $38::bytea[], $39::bytea[])`;
+  $31::int[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[], $38::bytea[], $39::bytea[],
+  $40::int[], $41::int[], $42::text[], $43::text[], $44::text[], $45::text[], $46::int[], $47::jsonb[], $48::text[], $49::text[], $50::text[])`;
 
 /** One unit as the call takes it: its guard's and its chain predecessor's 1-based ordinals, or null. */
 export interface CommitUnit {
@@ -22,6 +24,8 @@ export interface CommitUnit {
   readonly expected: ExpectedRevision;
   readonly events: readonly NewEvent[];
   readonly rows: readonly AppendRow[];
+  /** Its events' audit lines, each placed and timed by the call when the unit commits. */
+  readonly lines: readonly AuditLine[];
 }
 
 /** A row the call answers: one per unit, then one per guard. */
@@ -47,6 +51,7 @@ const rowsOf = (units: readonly CommitUnit[], kind: AppendRow['kind'], columns: 
 export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): unknown[] => {
   const events = units.flatMap((u) => u.events);
   const conditions = units.flatMap((u, i) => u.unmoved.map((c) => ({ unit: i + 1, ...c })));
+  const lines = units.flatMap((u, i) => u.lines.map((l) => ({ unit: i + 1, ...l })));
   return [
     guards.map((g) => g.call),
     guards.map((g) => g.index),
@@ -75,5 +80,16 @@ export const commitParams = (guards: readonly AdmissionGuard[], units: readonly 
     ...rowsOf(units, 'data_key_used', 1),
     ...rowsOf(units, 'subject_key_made', 3),
     ...rowsOf(units, 'data_key_made', 8),
+    lines.map((l) => l.unit),
+    lines.map((l) => l.event),
+    lines.map((l) => l.tenant),
+    lines.map((l) => l.kind),
+    lines.map((l) => l.job),
+    lines.map((l) => l.subject),
+    lines.map((l) => l.epoch),
+    lines.map((l) => JSON.stringify(l.record_refs)),
+    lines.map((l) => l.head),
+    lines.map((l) => l.mid),
+    lines.map((l) => l.tail),
   ];
 };

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
 import type { Migration } from '../../domain/ports/migrations.ts';
+import { auditCatchUpStep } from '../../projections/audit-upgrade.ts';
 import { packageRoot } from '../package-root.ts';
 import { migrate } from './migrate.ts';
 
@@ -28,5 +29,16 @@ export const schemaMigrations = (): readonly Migration[] => {
   });
 };
 
+/**
+ * Steps that are code, each run once just before the migration it must precede, in the same
+ * transaction and ledger: the lines of a log written before the line store that the released
+ * audit projection had not yet derived (`eventstore-009` then freezes every derived line).
+ */
+const CODE_STEPS: readonly { before: string; step: Migration }[] = [{ before: 'eventstore-009', step: auditCatchUpStep }];
+
+/** Every step of the schema in the order it applies: the migration files, each code step before the file it precedes. */
+export const schemaSteps = (): readonly Migration[] =>
+  schemaMigrations().flatMap((m) => [...CODE_STEPS.filter((c) => c.before === m.id).map((c) => c.step), m]);
+
 /** Brings a database to this build's schema: what is not applied yet, once, under the migration lock. */
-export const applySchema = (pool: pg.Pool): Promise<void> => migrate(pool, schemaMigrations());
+export const applySchema = (pool: pg.Pool): Promise<void> => migrate(pool, schemaSteps());

@@ -116,8 +116,6 @@ export const auditFields = (
       return { kind: 'erasure_requested', subject: e.data.data_subject };
     case 'SubjectKeyShredded':
       return { kind: 'erasure', subject: e.data.data_subject, records_erased: e.data.records, receipt: e.data.receipt };
-    // Events added after the first release of the audit log need no AUDITED_SINCE gate: no log
-    // holds them from before, so no signed leaf changes.
     case 'ErasureDeferred':
       return {
         kind: 'erasure_deferred',
@@ -185,13 +183,6 @@ export const auditFields = (
       return null;
   }
 };
-
-/**
- * Events audited only since the audit projection that audits them first ran on a deployment:
- * a rebuild must give every earlier entry its place again, or the checkpoints signed before
- * would stop being consistent with the log.
- */
-export const AUDITED_SINCE_V2: ReadonlySet<string> = new Set(['AgentKillLifted', 'AgentRecordPut', 'AgentRecordDeleted', 'AgentPersonForgotten']);
 
 /** `record` filter values: `<scope>#<key>` or `<scope>#<key>#<version>` (# is in no scope or key). */
 export const recordRefs = (records: AuditFields['records']) => (records ?? []).flatMap((r) => [`${r.scope}#${r.key}`, `${r.scope}#${r.key}#${r.version}`]);

@@ -1,6 +1,7 @@
 import type { Either } from 'fp-ts/lib/Either.js';
 import type { AdmissionGuard } from './admission-guard.ts';
 import type { AppendRow } from './append-rows.ts';
+import type { AuditLine } from '../audit/lines.ts';
 
 /**
  * The event-store port (SPEC §10). Revisions are per stream and 0-based (the first event of
@@ -111,6 +112,25 @@ export interface AppendWith {
    * conditions never does). A store that cannot check it refuses it (`GuardFailed`).
    */
   readonly guard?: AdmissionGuard | null;
+  /**
+   * The newest version of each record (`recordRef(plugin, scope, key)`) a removal among the
+   * events takes, as the decision read it: the removal's audit line names it.
+   */
+  readonly newest?: ReadonlyMap<string, number>;
+  /**
+   * The audit lines of the events (built once, by `auditLinesStore`): written with them, in
+   * their transaction, each given the next place in its tenant's log. A store without an
+   * audit log refuses a unit that has some.
+   */
+  readonly audit?: readonly AuditLine[];
+}
+
+/** An audit line as stored: its tenant, place and text (the bytes hashed as its leaf). */
+export interface StoredAuditLine {
+  readonly tenant: string;
+  readonly seq: number;
+  readonly at: number;
+  readonly line: string;
 }
 
 /** One append as a value: its stream, its events, the revision it was decided on and what commits with it. */
@@ -152,6 +172,8 @@ export interface EventStore {
   readStream(stream: string, fromRevision?: number): Promise<readonly RecordedEvent[]>;
   /** Committed events with position > `after`, in position order, none ever skipped. */
   readAll(after: number, options?: ReadOptions): Promise<readonly RecordedEvent[]>;
+  /** A tenant's stored audit lines from place `from` on, in order (at most `limit`). */
+  readAuditLines?(tenant: string, from: number, limit?: number): Promise<readonly StoredAuditLine[]>;
   /** Calls `handler` once per event after `after`, in order, now and as events commit. */
   subscribe(after: number, handler: EventHandler): Subscription;
   /** The position of the newest event every reader can see. */

@@ -1,3 +1,5 @@
+-- Applied by migration eventstore-006. Replaced by eventstore-007 (adapters/postgres/audit-lines-migration.ts), which
+-- also writes each unit's audit lines; this file stays as eventstore-006 applied it.
 -- A whole batch of commit units in one call (group commit): the one way the service writes to
 -- the log. In order:
 --  1. The advisory locks of the units decided on other streams: exclusive for a watched

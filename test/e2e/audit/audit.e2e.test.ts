@@ -139,9 +139,9 @@ describe('the audit log', () => {
 
   it('altering one stored entry makes audit verify fail and name the entry', async () => {
     await svc.runner.catchUp();
-    const { rows } = await svc.pool.query(`SELECT seq, line FROM rm_audit WHERE tenant = 'acme' AND kind = 'read' ORDER BY seq LIMIT 1`);
+    const { rows } = await svc.pool.query(`SELECT seq, line FROM custodian_audit_lines WHERE tenant = 'acme' AND kind = 'read' ORDER BY seq LIMIT 1`);
     const seq = Number(rows[0].seq);
-    await svc.pool.query(`UPDATE rm_audit SET line = replace(line, $3, 'user:eve') WHERE tenant = 'acme' AND seq = $1 AND line LIKE $2`, [
+    await svc.pool.query(`UPDATE custodian_audit_lines SET line = replace(line, $3, 'user:eve') WHERE tenant = 'acme' AND seq = $1 AND line LIKE $2`, [
       seq,
       '%user:bob%',
       'user:bob',

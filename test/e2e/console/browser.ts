@@ -96,7 +96,7 @@ export const seedAuditLog = async (svc: TestService, tenant: string, n: number, 
   }
   const nodes = levels.flatMap((hashes, level) => hashes.map((h, idx) => ({ level, idx, hash: h.toString('hex') })));
   await svc.pool.query(
-    `INSERT INTO rm_audit (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
+    `INSERT INTO custodian_audit_lines (tenant, seq, at, kind, job, subject, epoch, record_refs, line)
      SELECT $1, seq, at, kind, job, subject, NULL, record_refs, line FROM jsonb_to_recordset($2::jsonb)
        AS x(seq bigint, at bigint, kind text, job text, subject text, record_refs text[], line text)`,
     [tenant, JSON.stringify(rows)],

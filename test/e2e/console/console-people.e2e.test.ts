@@ -148,7 +148,7 @@ describe.runIf(executablePath !== null)('the console for people', () => {
 
   it('opens an entry to its canonical JSON, leaf hash, proof path and checkpoint, by keyboard', async () => {
     const { rows } = await svc.pool.query<{ seq: string; line: string }>(
-      `SELECT seq, line FROM rm_audit WHERE tenant = 'acme' AND kind = 'write' ORDER BY seq LIMIT 1`,
+      `SELECT seq, line FROM custodian_audit_lines WHERE tenant = 'acme' AND kind = 'write' ORDER BY seq LIMIT 1`,
     );
     const seq = Number(rows[0]!.seq);
     const line = rows[0]!.line;

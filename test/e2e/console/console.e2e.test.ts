@@ -132,7 +132,7 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
   it('the audit page verifies every entry of a real log in the browser', async () => {
     await signIn(ADMIN_KEY);
     const summary = await openAudit();
-    const size = Number((await svc.pool.query(`SELECT count(*) AS n FROM rm_audit WHERE tenant = 'acme'`)).rows[0].n);
+    const size = Number((await svc.pool.query(`SELECT count(*) AS n FROM custodian_audit_lines WHERE tenant = 'acme'`)).rows[0].n);
     expect(summary.total).toBe(size);
     expect(summary.total).toBeGreaterThan(10);
     expect(summary).toMatchObject({ state: 'verified', verified: summary.total });
@@ -191,11 +191,11 @@ describe.runIf(executablePath !== null)('the console in a real browser', () => {
   it('an entry altered in the database is shown as failing, and only that one', async () => {
     await signIn(ADMIN_KEY);
     const { rows } = await svc.pool.query<{ seq: string; line: string }>(
-      `SELECT seq, line FROM rm_audit WHERE tenant = 'acme' AND kind = 'read' ORDER BY seq LIMIT 1`,
+      `SELECT seq, line FROM custodian_audit_lines WHERE tenant = 'acme' AND kind = 'read' ORDER BY seq LIMIT 1`,
     );
     const seq = Number(rows[0]!.seq);
     const altered = await svc.pool.query(
-      `UPDATE rm_audit SET line = replace(line, 'user:bob', 'user:eve') WHERE tenant = 'acme' AND seq = $1 AND line LIKE '%user:bob%'`,
+      `UPDATE custodian_audit_lines SET line = replace(line, 'user:bob', 'user:eve') WHERE tenant = 'acme' AND seq = $1 AND line LIKE '%user:bob%'`,
       [seq],
     );
     expect(altered.rowCount).toBe(1);

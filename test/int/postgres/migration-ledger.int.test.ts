@@ -5,7 +5,7 @@ import { newAuditKey } from '../../../adapters/keys/audit-key.ts';
 import { startService } from '../../../adapters/service.ts';
 import { ADMIN_KEY } from '../../support/service.ts';
 import { checksumOf, migrate, type Migration } from '../../../adapters/postgres/migrate.ts';
-import { applySchema, schemaMigrations } from '../../../adapters/postgres/schema.ts';
+import { applySchema, schemaSteps } from '../../../adapters/postgres/schema.ts';
 import { databasePools } from '../../support/databases.ts';
 
 const dbs = databasePools();
@@ -49,7 +49,7 @@ describe('the migration ledger', () => {
     const rows = await ledger(a);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     expect(rows.map((r) => r.id).sort()).toEqual(
-      schemaMigrations()
+      schemaSteps()
         .map((m) => m.id)
         .sort(),
     );

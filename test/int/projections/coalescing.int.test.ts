@@ -13,7 +13,6 @@ import type { EventStore } from '../../../domain/ports/event-store.ts';
 import type { ReadModelStore } from '../../../domain/ports/read-model.ts';
 import { jobsProjection } from '../../../projections/jobs.ts';
 import { revocationsProjection } from '../../../projections/revocations.ts';
-import { tenantsProjection } from '../../../projections/tenants.ts';
 import { createProjectionRunner, runBatch } from '../../../projections/runner.ts';
 import { freshDatabase } from '../../support/database.ts';
 

@@ -6,6 +6,7 @@ import { jobCommands } from '../../../commands/jobs.ts';
 import { tenantCommands } from '../../../commands/tenants.ts';
 import { systemClock } from '../../../adapters/clock/system.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
+import { auditLinesStore } from '../../../adapters/eventstore/audit-lines.ts';
 import { envelopeMacs } from '../../../adapters/keys/envelope-keys.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
@@ -32,7 +33,7 @@ let projections: readonly Projection[];
 beforeAll(async () => {
   db = await freshDatabase();
   pool = createPool(db.url, 10);
-  store = await postgresEventStore(pool);
+  store = auditLinesStore(await postgresEventStore(pool));
   models = postgresReadModelStore(pool);
   projections = allProjections({ sealer: await postgresKeystore(pool, masterKey) });
   const tenants = tenantCommands(store, systemClock);
@@ -96,7 +97,7 @@ describe('a lagging projection does not starve the others', () => {
       await runner.catchUp();
       const head = await store.headPosition();
       expect(Object.values(runner.checkpoints())).toEqual(projections.map(() => head));
-      const { rows: entries } = await models.query<{ n: number }>(`SELECT count(*)::int AS n FROM rm_audit WHERE tenant = 'acme'`);
+      const { rows: entries } = await models.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_audit_lines WHERE tenant = 'acme'`);
       expect(entries[0]!.n).toBeGreaterThan(240);
     } finally {
       await runner.stop();

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticatedEventStore } from '../../../adapters/eventstore/authenticated.ts';
+import { auditLinesStore } from '../../../adapters/eventstore/audit-lines.ts';
 import { eventMacKeys } from '../../../adapters/eventstore/event-macs.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { postgresKeystore } from '../../../adapters/keys/keystore.ts';
@@ -70,7 +71,7 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
     db = await freshDatabase();
     pool = createPool(db.url, 6);
     raw = await postgresEventStore(pool);
-    store = authenticatedEventStore(raw, eventMacKeys(randomBytes(32)));
+    store = auditLinesStore(authenticatedEventStore(raw, eventMacKeys(randomBytes(32))));
     models = postgresReadModelStore(pool);
     // The models this log feeds without sealed bodies to open (dedupe digests open theirs).
     projections = allProjections({ sealer: await postgresKeystore(pool, randomBytes(32)) }).filter((p) => ['records', 'audit', 'retention'].includes(p.name));
@@ -103,7 +104,7 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
     }
     const live = await dumpReadModels(models, projections);
     expect((live.rm_records ?? []).length).toBeGreaterThan(0);
-    expect((live.rm_audit ?? []).length).toBeGreaterThan(0);
+    expect((live.rm_audit_nodes ?? []).length).toBeGreaterThan(0);
     for (const pageSize of [7, 10_000]) {
       for (const p of projections) await rebuildProjection(store, models, p, undefined, pageSize);
       expect(await dumpReadModels(models, projections)).toEqual(live);
@@ -159,12 +160,12 @@ describe('rebuild in pages (postgres, authenticated log)', () => {
 /** Runs `work` while an audit write past the 40th entry fails ('audit write refused'). */
 const whileAuditWritesRefused = async (work: () => Promise<void>) => {
   await pool.query(`CREATE FUNCTION test_audit_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN IF (SELECT count(*) FROM rm_audit) > 40 THEN RAISE EXCEPTION 'audit write refused'; END IF; RETURN NULL; END $$`);
-  await pool.query('CREATE TRIGGER test_audit_boom AFTER INSERT ON rm_audit FOR EACH STATEMENT EXECUTE FUNCTION test_audit_boom()');
+    BEGIN IF (SELECT count(*) FROM rm_audit_nodes) > 40 THEN RAISE EXCEPTION 'audit write refused'; END IF; RETURN NULL; END $$`);
+  await pool.query('CREATE TRIGGER test_audit_boom AFTER INSERT ON rm_audit_nodes FOR EACH STATEMENT EXECUTE FUNCTION test_audit_boom()');
   try {
     await work();
   } finally {
-    await pool.query('DROP TRIGGER test_audit_boom ON rm_audit');
+    await pool.query('DROP TRIGGER test_audit_boom ON rm_audit_nodes');
     await pool.query('DROP FUNCTION test_audit_boom()');
   }
 };
