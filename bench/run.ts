@@ -17,11 +17,12 @@ import { benchColdScope } from './cold-scope.ts';
 import { benchAgent } from './agent.ts';
 import { benchGrowth } from './growth/index.ts';
 import { benchScopes } from './scopes.ts';
+import { benchTiles } from './tiles.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-const SECTIONS = ['fit', 'eventstore', 'records', 'scopes', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent', 'growth'];
-// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth picks sections (default: all).
+const SECTIONS = ['fit', 'eventstore', 'records', 'scopes', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent', 'growth', 'tiles'];
+// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth,tiles picks sections (default: all).
 const only = (process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',');
 // The fit section is pure: it runs first and, alone, needs no database.
 if (only.includes('fit')) benchFit();
@@ -79,6 +80,9 @@ try {
   if (only.includes('agent')) await benchAgent(pool, await freshDatabase(pool, 'bench_agent'), Number(process.env.BENCH_AGENT_OPS ?? 2000));
   // Growth curves (bench/growth): each growing stream's hot operation against its history size.
   if (only.includes('growth')) await benchGrowth((name) => freshDatabase(pool, name));
+  // The audit log as tlog-tiles: entries integrated per second; checkpoint + inclusion proof and a hash tile at 10⁶ entries.
+  if (only.includes('tiles'))
+    await benchTiles(await freshDatabase(pool, 'bench_tiles'), Number(process.env.BENCH_SECONDS ?? 8), Number(process.env.BENCH_TILES_ENTRIES ?? 1_000_000));
   if (only.includes('kafka')) await benchKafka(pool, url, Number(process.env.BENCH_KAFKA_PUTS ?? 3000));
 } catch (error) {
   console.error('bench failed:', error);

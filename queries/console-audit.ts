@@ -1,5 +1,5 @@
-import { INTEGRATED } from './audit.ts';
-import { inclusionProof, type NodeSource } from '../domain/audit/merkle.ts';
+import { inclusionProof } from '../domain/audit/merkle.ts';
+import { INTEGRATED, withNodes } from './audit-tiles.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
 
 /** How many jobs and records a picker lists at most: the newest first, so the recent ones are there. */
@@ -49,46 +49,18 @@ export const auditFacets = async (db: Sql, tenant: string) => {
   };
 };
 
-const PLACEHOLDER = Buffer.alloc(32);
-
 /**
  * Inclusion proofs for many leaves of one tree, in the audit stream's proof format, with the
- * nodes they need read in one statement: which nodes a proof needs depends on the indices
- * only, so the proofs are walked once to list them and once more over what was read.
+ * nodes they all need read in one statement (`withNodes`).
  */
-export const inclusionProofs = async (db: Sql, tenant: string, leaves: readonly number[], size: number) => {
-  const wanted = new Map<string, { level: number; index: number }>();
-  const lister: NodeSource = {
-    async node(level, index) {
-      wanted.set(`${level}/${index}`, { level, index });
-      return PLACEHOLDER;
-    },
-  };
-  for (const leaf of leaves) {
-    await lister.node(0, leaf);
-    await inclusionProof(lister, leaf, 0, size);
-  }
-  const asked = [...wanted.values()];
-  const { rows } = await db.query<{ level: number; idx: string; hash: Buffer }>(
-    `SELECT n.level, n.idx, n.hash FROM rm_audit_nodes n
-       JOIN unnest($2::int[], $3::bigint[]) AS w(level, idx) ON n.level = w.level AND n.idx = w.idx
-      WHERE n.tenant = $1`,
-    [tenant, asked.map((w) => w.level), asked.map((w) => w.index)],
+export const inclusionProofs = async (db: Sql, tenant: string, leaves: readonly number[], size: number) =>
+  withNodes(db, tenant, (src) =>
+    Promise.all(
+      leaves.map(async (leaf) => ({
+        leaf_index: leaf,
+        tree_size: size,
+        leaf_hash: (await src.node(0, leaf)).toString('base64'),
+        proof: (await inclusionProof(src, leaf, 0, size)).map((p) => p.toString('base64')),
+      })),
+    ),
   );
-  const held = new Map(rows.map((r) => [`${r.level}/${Number(r.idx)}`, r.hash]));
-  const reader: NodeSource = {
-    async node(level, index) {
-      const hash = held.get(`${level}/${index}`);
-      if (!hash) throw new Error(`audit tree of ${tenant}: no node ${level}/${index}`);
-      return hash;
-    },
-  };
-  return Promise.all(
-    leaves.map(async (leaf) => ({
-      leaf_index: leaf,
-      tree_size: size,
-      leaf_hash: (await reader.node(0, leaf)).toString('base64'),
-      proof: (await inclusionProof(reader, leaf, 0, size)).map((p) => p.toString('base64')),
-    })),
-  );
-};

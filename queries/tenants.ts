@@ -47,3 +47,7 @@ export const retentionDays = async (sql: Sql, tenant: string): Promise<number | 
 /** Whether the tenant holds any record (an import loads only into an empty one). */
 export const tenantHasRecords = async (sql: Sql, tenant: string): Promise<boolean> =>
   (await sql.query('SELECT 1 FROM rm_records WHERE tenant = $1 LIMIT 1', [tenant])).rows.length > 0;
+
+/** Whether the tenant serves its audit log's checkpoint and hash tiles without a key (`audit_public: "hashes"`). */
+export const auditHashesPublic = async (sql: Sql, tenant: string): Promise<boolean> =>
+  (await sql.query("SELECT 1 FROM rm_tenants WHERE id = $1 AND settings->>'audit_public' = 'hashes'", [tenant])).rows.length > 0;

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
 import { COSIGNATURE_V1, ED25519, type NoteKey } from '../../domain/audit/note.ts';
-import { client, parseAnswer, print, type ClientOptions } from './client.ts';
+import { client, clientBytes, parseAnswer, print, type ClientOptions } from './client.ts';
+import { readTiles } from './audit-tiles.ts';
 import { readDocument, readPublicKey } from './verify-inputs.ts';
 import { keyArgument, readVkeyOfType } from './key-argument.ts';
 import { CliFailure, oneLine } from './failure.ts';
@@ -78,7 +79,7 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     print(o.jsonl ? lines.map((l) => `${l}\n`).join('') : table(lines));
   });
 
-  remote(audit.command('download').description('the log, a signed checkpoint and every proof, for offline verification'))
+  remote(audit.command('download').description('the log, a signed checkpoint and its leaf hash tiles, read as tlog-tiles, for offline verification'))
     .requiredOption('--tenant <t>')
     .option('--previous <checkpoint.json>', 'an earlier checkpoint: adds the consistency proof from it')
     .option('--size <n>', 'the checkpoint of the tree at this size (one the witnesses cosigned), not the newest')
@@ -86,14 +87,8 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
       const get = client(o);
       const size = typeof o.size === 'string' ? `?size=${encodeURIComponent(o.size)}` : '';
       const checkpoint = parseAnswer<Checkpoint>(await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint${size}`), 'the checkpoint');
-      const log = await get('GET', `/v1/tenants/${o.tenant}/audit`);
-      const entries = log.split('\n').filter(Boolean).slice(0, checkpoint.size);
-      const proofs: string[][] = [];
-      for (let i = 0; i < checkpoint.size; i++) {
-        const p = await get('GET', `/v1/tenants/${o.tenant}/audit/proof?leaf=${i}&size=${checkpoint.size}`);
-        proofs.push(parseAnswer<{ proof: string[] }>(p, 'an inclusion proof').proof);
-      }
-      const bundle: AuditBundle = { checkpoint, entries, proofs };
+      const { entries, tiles } = await readTiles(clientBytes(o), `/v1/tenants/${encodeURIComponent(String(o.tenant))}/audit/log/`, checkpoint.size);
+      const bundle: AuditBundle = { checkpoint, entries, tiles };
       if (typeof o.previous === 'string') {
         const prev = readCheckpoint(o.previous);
         const c =

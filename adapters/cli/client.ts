@@ -21,15 +21,17 @@ const START_IT = 'start it (custodian start) or point --url (or CUSTODIAN_URL) a
  * One HTTP exchange with node:http, not fetch: Node 20's fetch can leave its promise unsettled,
  * and the process exiting silently, when the service drops the connection before answering.
  */
+const answerOf = (bytes: Buffer) => ({ bytes, text: bytes.toString('utf8') });
+
 const send = (target: URL, method: string, headers: Record<string, string>, body?: string) =>
-  new Promise<{ status: number; text: string }>((resolve, reject) => {
+  new Promise<{ status: number; text: string; bytes: Buffer }>((resolve, reject) => {
     const request = (target.protocol === 'https:' ? https : http).request(target, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
       res.on('close', () =>
         res.complete
-          ? resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
+          ? resolve({ status: res.statusCode ?? 0, ...answerOf(Buffer.concat(chunks)) })
           : reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })),
       );
     });
@@ -81,13 +83,14 @@ const refusalText = (text: string): string => {
 const refused = (method: string, route: string, status: number, text: string) =>
   new CliFailure(`the service refused ${method} ${oneLine(route.split('?')[0] ?? route)} with ${status} ${refusalText(text)}; ${advice(status)}`);
 
-export const client = (o: ClientOptions) => {
+/** A request to the service with the admin key: its answer's bytes; a refusal or an unreachable service throws one line. */
+export const clientBytes = (o: ClientOptions) => {
   const url = (o.url ?? process.env.CUSTODIAN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 41873}`).replace(/\/$/, '');
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
     throw new CliFailure(`--url ${oneLine(url, 100)} is not an http(s) URL: give e.g. --url http://127.0.0.1:41873`);
   const keyFile = path.join(dataDirOf(o.dataDir), 'secrets', 'admin-key');
   const key = process.env.CUSTODIAN_ADMIN_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
-  return async (method: string, route: string, body?: unknown, contentType = 'application/json'): Promise<string> => {
+  return async (method: string, route: string, body?: unknown, contentType = 'application/json'): Promise<Buffer> => {
     const headers = { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': contentType }) };
     const answer = await send(new URL(`${url}${route}`), method, headers, body === undefined || typeof body === 'string' ? body : JSON.stringify(body)).catch(
       (error: unknown) => {
@@ -95,8 +98,15 @@ export const client = (o: ClientOptions) => {
       },
     );
     if (answer.status >= 400) throw refused(method, route, answer.status, answer.text);
-    return answer.text;
+    return answer.bytes;
   };
+};
+
+/** As `clientBytes`, answering the text. */
+export const client = (o: ClientOptions) => {
+  const bytes = clientBytes(o);
+  return async (method: string, route: string, body?: unknown, contentType = 'application/json'): Promise<string> =>
+    (await bytes(method, route, body, contentType)).toString('utf8');
 };
 
 /** The JSON of a service answer, or one line saying the answer was not what a Custodian service sends. */

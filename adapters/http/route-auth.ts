@@ -10,9 +10,11 @@ import { adminKeyMatches } from './auth.ts';
  * routes pass only with a live agent key (SPEC §12), resolved here to its tenant and agent.
  * `auditor-key` routes (`AUDITOR`: the audit stream, checkpoints, proofs, receipts) pass with
  * the admin key or a live auditor key of the tenant the path names (`:t`); a server built
- * without an auditor-key resolver refuses them like a route declaring nothing.
+ * without an auditor-key resolver refuses them like a route declaring nothing. `audit-hashes`
+ * routes (the audit log's checkpoint and hash tiles) pass as `auditor-key` ones, or with no key
+ * when the tenant in the path serves them publicly (`audit_public: "hashes"`).
  */
-export type AuthKind = 'public' | 'admin' | 'ticket' | 'agent-key' | 'auditor-key';
+export type AuthKind = 'public' | 'admin' | 'ticket' | 'agent-key' | 'auditor-key' | 'audit-hashes';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -29,6 +31,10 @@ export const TICKET = { auth: 'ticket', deferBodyErrors: true } as const;
 export const AGENT_KEY = { auth: 'agent-key' } as const;
 /** Read-only, tenant-bound: the admin key, or an auditor key of the tenant in the path. Declared only by the routes an auditor may read. */
 export const AUDITOR = { auth: 'auditor-key' } as const;
+/** As AUDITOR, or no key at all when the tenant in the path set `audit_public: "hashes"`: the log's checkpoint and hash tiles. */
+export const AUDIT_HASHES = { auth: 'audit-hashes' } as const;
+/** Whether a tenant serves its audit hashes without a key. */
+export type AuditHashesPublic = (tenant: string) => Promise<boolean>;
 
 /** Who an agent key speaks for; null for a key that is unknown, wrong or revoked. */
 export interface AgentPrincipal {
@@ -90,37 +96,44 @@ export const adminScope =
  * Admin routes of the admin scope are left to its hook; an admin route declared outside it
  * is checked here, so no admin route ever goes unchecked.
  */
-export const authorise = (adminKey: string, resolveAgentKey?: AgentKeyResolver, resolveAuditorKey?: AuditorKeyResolver) => async (req: Req, reply: Rep) => {
-  // The not-found handler serves nothing; it answers 404 whoever asks.
-  if (req.is404) return;
-  const kind = req.routeOptions.config.auth;
-  if (kind === 'public') return;
-  if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
-  // The ticket itself is resolved by the records route's own gate, which also answers
-  // with the job's purpose; here only its absence is refused.
-  if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
-  if (kind === 'agent-key' && resolveAgentKey) {
-    const principal = await resolveAgentKey(req.headers.authorization);
-    if (principal) {
-      agentPrincipals.set(req, principal);
-      return;
+export const authorise =
+  (adminKey: string, resolveAgentKey?: AgentKeyResolver, resolveAuditorKey?: AuditorKeyResolver, hashesPublic?: AuditHashesPublic) =>
+  async (req: Req, reply: Rep) => {
+    // The not-found handler serves nothing; it answers 404 whoever asks.
+    if (req.is404) return;
+    const kind = req.routeOptions.config.auth;
+    if (kind === 'public') return;
+    if (kind === 'admin' && (inAdminScope(req) || adminKeyMatches(req.headers.authorization, adminKey))) return;
+    // The ticket itself is resolved by the records route's own gate, which also answers
+    // with the job's purpose; here only its absence is refused.
+    if (kind === 'ticket' && /^Bearer \S+$/.test(req.headers.authorization ?? '')) return;
+    if (kind === 'agent-key' && resolveAgentKey) {
+      const principal = await resolveAgentKey(req.headers.authorization);
+      if (principal) {
+        agentPrincipals.set(req, principal);
+        return;
+      }
+      closeIfBodyPending(req, reply);
+      return reply
+        .code(401)
+        .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
+    }
+    if ((kind === 'auditor-key' || (kind === 'audit-hashes' && hashesPublic)) && resolveAuditorKey) {
+      if (adminKeyMatches(req.headers.authorization, adminKey)) return;
+      const tenant = (req.params as Record<string, unknown> | undefined)?.t;
+      // Public hashes need no key: a key sent anyway is not judged (a monitor may send one for another log).
+      if (kind === 'audit-hashes' && typeof tenant === 'string' && (await hashesPublic!(tenant))) return;
+      const principal = await resolveAuditorKey(req.headers.authorization);
+      // Tenant-bound: the key reads the tenant it was issued for, under no other path.
+      if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;
+      closeIfBodyPending(req, reply);
+      const or = kind === 'audit-hashes' ? ' (or have the tenant set audit_public to "hashes" to serve them without a key)' : '';
+      return reply
+        .code(401)
+        .send({ error: 'unauthorized', reason: `send the admin key or a live auditor key of this tenant as Authorization: Bearer <key>${or}` });
     }
     closeIfBodyPending(req, reply);
-    return reply
-      .code(401)
-      .send({ error: 'unauthorized', message: 'records: the agent key was not accepted: send a live agent key as Authorization: Bearer <key>' });
-  }
-  if (kind === 'auditor-key' && resolveAuditorKey) {
-    if (adminKeyMatches(req.headers.authorization, adminKey)) return;
-    const principal = await resolveAuditorKey(req.headers.authorization);
-    // Tenant-bound: the key reads the tenant it was issued for, under no other path.
-    const tenant = (req.params as Record<string, unknown> | undefined)?.t;
-    if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;
-    closeIfBodyPending(req, reply);
-    return reply.code(401).send({ error: 'unauthorized', reason: 'send the admin key or a live auditor key of this tenant as Authorization: Bearer <key>' });
-  }
-  closeIfBodyPending(req, reply);
-  if (kind === 'admin') return refuseAdmin(req, reply);
-  if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
-  return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
-};
+    if (kind === 'admin') return refuseAdmin(req, reply);
+    if (kind === 'ticket') return reply.code(401).send({ error: 'ticket', job_purpose: '' });
+    return reply.code(403).send({ error: 'unauthorized', reason: 'this route accepts no credential yet' });
+  };

@@ -59,6 +59,8 @@ export const TenantSettingsPatch = z.strictObject({
   /** SPEC §13 offloading: the default threshold and the ceiling, in tokens; null: none. */
   offload_tokens: offloadTokens.nullable().optional(),
   offload_ceiling: offloadTokens.nullable().optional(),
+  /** "hashes": the audit log's checkpoint and hash tiles are served without a key (witnesses, monitors); "none" or null: only to the admin and auditors. */
+  audit_public: z.enum(['none', 'hashes']).nullable().optional(),
 });
 
 /** A client's id for one request: a retry carrying it answers the earlier answer and writes nothing. */

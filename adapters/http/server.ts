@@ -23,6 +23,7 @@ import { filesRoutes } from './routes/files.ts';
 import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditCosignRoutes, auditRoutes } from './routes/audit.ts';
+import { auditLogRoutes } from './routes/audit-log.ts';
 import { auditorKeyRoutes } from './routes/auditor-keys.ts';
 import { consoleAdminRoutes, consoleRoutes } from './routes/console.ts';
 import { consoleAuditorRoutes, eventBrowserRoutes } from './routes/console-reads.ts';
@@ -34,7 +35,7 @@ import { createMetrics, type CustodianMetrics } from '../metrics/registry.ts';
 import { instrumentHttp } from '../metrics/http-hooks.ts';
 import { registerLogGauges } from '../metrics/log-gauges.ts';
 import { auditTreeSizeAll } from '../../queries/audit-tree-size.ts';
-import { tenantExists } from '../../queries/tenants.ts';
+import { auditHashesPublic, tenantExists } from '../../queries/tenants.ts';
 
 /** One registered route and the credential it declared (undefined: refused to everyone). */
 export interface RouteInfo {
@@ -99,7 +100,10 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
   // Order matters: the target's form first, then the matched route's credential, both
   // before any body is read.
   app.addHook('onRequest', checkRequestTarget);
-  app.addHook('onRequest', authorise(deps.adminKey, deps.agent?.keys.resolve, deps.auditors.resolve));
+  app.addHook(
+    'onRequest',
+    authorise(deps.adminKey, deps.agent?.keys.resolve, deps.auditors.resolve, (t) => auditHashesPublic(deps.db, t)),
+  );
   // Query strings and path parameters go through the same hygiene as bodies.
   app.addHook('preValidation', async (req) => {
     const bad = hygieneRefusal(req.params, 'params') ?? hygieneRefusal(req.query, 'query');
@@ -158,6 +162,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
   );
   // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).
   auditRoutes(app, { audit: deps.audit, db: deps.db, witnesses: deps.witnesses });
+  auditLogRoutes(app, { db: deps.db, witnesses: deps.witnesses });
   consoleRoutes(app);
   consoleAuditorRoutes(app, { store: deps.store, db: deps.db, adminKey: deps.adminKey });
   recordsRoutes(app, deps.records);

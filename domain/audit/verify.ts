@@ -16,8 +16,13 @@ export interface Checkpoint {
 export interface AuditBundle {
   readonly checkpoint: Checkpoint;
   readonly entries: readonly string[];
-  /** Inclusion proof of each entry in the checkpoint's tree. */
-  readonly proofs: readonly (readonly string[])[];
+  /** Inclusion proof of each entry in the checkpoint's tree (bundles downloaded before tiles were served). */
+  readonly proofs?: readonly (readonly string[])[];
+  /**
+   * The level-0 hash tiles of the checkpoint's tree (c2sp.org/tlog-tiles), base64, in order:
+   * the signed tree's leaf hash of every entry, which names an altered entry.
+   */
+  readonly tiles?: readonly string[];
   /** A checkpoint taken earlier, and the proof that this tree extends it. */
   readonly previous?: { readonly checkpoint: Checkpoint; readonly proof: readonly string[] };
 }
@@ -35,6 +40,13 @@ export interface Expected {
 }
 
 const b64 = (s: string) => Buffer.from(s, 'base64');
+
+/** The 32-byte leaf hashes of level-0 hash tiles, in order (a tile that is not whole hashes gives none, so the count shows it). */
+const leavesOfTiles = (tiles: readonly string[]): Buffer[] =>
+  tiles.flatMap((t) => {
+    const bytes = b64(t);
+    return bytes.length % 32 === 0 ? Array.from({ length: bytes.length / 32 }, (_, i) => bytes.subarray(i * 32, i * 32 + 32)) : [];
+  });
 
 /** The log's key as a note key under `name`: from its vkey when given, else the PEM key under the name the note's signature line uses. */
 const logKeyFor = (publicKeyPem: string, name: string, pinned?: NoteKey): NoteKey | null => {
@@ -109,6 +121,9 @@ export const verifyBundle = (publicKeyPem: string, b: AuditBundle, expected: Exp
   if (b.entries.length !== cp.size) problems.push(`the checkpoint covers ${cp.size} entries, the log holds ${b.entries.length}`);
   const root = b64(cp.root);
   const leaves = b.entries.map((e) => leafHash(Buffer.from(e)));
+  const tileLeaves = b.tiles ? leavesOfTiles(b.tiles) : null;
+  if (tileLeaves && (tileLeaves.length !== cp.size || !rootOf(tileLeaves).equals(root)))
+    problems.push("the bundle's hash tiles do not give the signed root: they are not this tree's");
   b.entries.forEach((entry, i) => {
     let seq: unknown;
     try {
@@ -117,8 +132,8 @@ export const verifyBundle = (publicKeyPem: string, b: AuditBundle, expected: Exp
       seq = undefined;
     }
     if (seq !== i) problems.push(`entry ${i}: its seq is ${String(seq)}`);
-    if (!verifyInclusion(i, cp.size, leaves[i]!, (b.proofs[i] ?? []).map(b64), root))
-      problems.push(`entry ${i} (seq ${String(seq)}) is not the entry the signed tree holds: it was altered`);
+    const held = b.proofs ? verifyInclusion(i, cp.size, leaves[i]!, (b.proofs[i] ?? []).map(b64), root) : (tileLeaves?.[i]?.equals(leaves[i]!) ?? true);
+    if (!held) problems.push(`entry ${i} (seq ${String(seq)}) is not the entry the signed tree holds: it was altered`);
   });
   if (b.entries.length === cp.size && !rootOf(leaves).equals(root)) problems.push('the root recomputed from the whole log differs from the signed root');
   if (b.previous) {

@@ -7,23 +7,23 @@ export type RecordScopeKind = t.TypeOf<typeof RecordScopeKind>;
 
 /** v1 data is v2 data: each v2 only added an optional field. */
 const unchanged = { 1: (data: unknown) => data };
-/** v2 data is v3 data: v3 only added the optional offload settings. */
-const unchangedTo3 = { 1: (data: unknown) => data, 2: (data: unknown) => data };
+/** v2 data is v3 data: v3 only added the optional offload settings; v4 only the optional `audit_public`. */
+const unchangedTo4 = { 1: (data: unknown) => data, 2: (data: unknown) => data, 3: (data: unknown) => data };
 
-/** v2: settings may carry `max_depth`; v3: `offload_tokens` and `offload_ceiling`. */
+/** v2: settings may carry `max_depth`; v3: `offload_tokens` and `offload_ceiling`; v4: `audit_public`. */
 export const TenantCreated = defineEvent(
   'TenantCreated',
-  3,
+  4,
   t.type({ tenant: t.string, settings: TenantSettingsCodec, authority_epoch: t.number, created_ms: t.number }),
-  unchangedTo3,
+  unchangedTo4,
 );
 
-/** v2: changes may carry `max_depth`; v3: `offload_tokens` and `offload_ceiling`. */
+/** v2: changes may carry `max_depth`; v3: `offload_tokens` and `offload_ceiling`; v4: `audit_public`. */
 export const TenantSettingsChanged = defineEvent(
   'TenantSettingsChanged',
-  3,
+  4,
   t.type({ tenant: t.string, changes: TenantSettingsPatchCodec, changed_ms: t.number }),
-  unchangedTo3,
+  unchangedTo4,
 );
 
 /** v2: the optional `request_id` of the install, so a retry answers the earlier answer. */

@@ -22,6 +22,8 @@ const optionalSettings = {
   /** SPEC §13: the offload threshold of a job whose start sets none, and the most any job may set (tokens). */
   offload_tokens: nullable(t.number),
   offload_ceiling: nullable(t.number),
+  /** SPEC §9 tiles: "hashes" serves the checkpoint and hash tiles without a key; absent, null or "none": only to the admin and auditors. */
+  audit_public: nullable(t.keyof({ none: null, hashes: null })),
 };
 
 /** SPEC §3 and §6: a tenant's settings as they travel in events. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const MODULE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'go-verifier');
+const SUPPORT = path.dirname(fileURLToPath(import.meta.url));
 
 const goAvailable = () => {
   try {
@@ -17,24 +17,28 @@ const goAvailable = () => {
 };
 
 /**
- * The Go verifier (test/support/go-verifier: golang.org/x/mod/sumdb/note and sumdb/tlog) built
- * once per source version into a temp directory; null when `go` is not installed.
+ * A Go program of test/support (its own pinned module) built once per source version into a
+ * temp directory; null when `go` is not installed.
  */
-export const goVerifier = (): string | null => {
+export const goProgram = (name: string): string | null => {
   if (!goAvailable()) return null;
+  const module = path.join(SUPPORT, name);
   const digest = createHash('sha256');
-  for (const f of ['main.go', 'go.mod', 'go.sum']) digest.update(readFileSync(path.join(MODULE, f)));
-  const dir = path.join(tmpdir(), `custodian-go-verifier-${digest.digest('hex').slice(0, 16)}`);
-  const bin = path.join(dir, 'go-verifier');
+  for (const f of ['main.go', 'go.mod', 'go.sum']) digest.update(readFileSync(path.join(module, f)));
+  const dir = path.join(tmpdir(), `custodian-${name}-${digest.digest('hex').slice(0, 16)}`);
+  const bin = path.join(dir, name);
   if (!existsSync(bin)) {
     mkdirSync(dir, { recursive: true });
     // Built beside it and renamed: a build cut short never leaves a broken binary behind.
     const partial = `${bin}.${process.pid}`;
-    execFileSync('go', ['build', '-o', partial, '.'], { cwd: MODULE, stdio: 'pipe', timeout: 300_000 });
+    execFileSync('go', ['build', '-o', partial, '.'], { cwd: module, stdio: 'pipe', timeout: 300_000 });
     renameSync(partial, bin);
   }
   return bin;
 };
+
+/** The Go verifier (test/support/go-verifier: golang.org/x/mod/sumdb/note and sumdb/tlog). */
+export const goVerifier = (): string | null => goProgram('go-verifier');
 
 /** Runs the Go verifier on its JSON input: its exit code and the lines it printed. */
 export const runGoVerifier = (bin: string, input: unknown): Promise<{ code: number; out: string }> =>

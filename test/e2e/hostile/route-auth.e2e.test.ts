@@ -155,8 +155,13 @@ describe('authorisation is decided on the matched route, deny by default', () =>
       const body = BODIES[`${route.method} ${route.url}`] ?? {};
       const targets: [string, string][] = [['as registered', path], ...spellings(path, svc.url)];
       for (const [how, target] of targets) {
-        // The admin key is a credential of admin routes and of the read-only auditor routes.
-        for (const credential of [null, 'wrong-key', `${ADMIN_KEY}x`, ...(route.auth === 'admin' || route.auth === 'auditor-key' ? [] : [ADMIN_KEY])])
+        // The admin key is a credential of admin routes and of the read-only auditor routes (the audit log's hashes too).
+        for (const credential of [
+          null,
+          'wrong-key',
+          `${ADMIN_KEY}x`,
+          ...(route.auth === 'admin' || route.auth === 'auditor-key' || route.auth === 'audit-hashes' ? [] : [ADMIN_KEY]),
+        ])
           attempts.push(async () => {
             const r = await send(route.method, target, route.auth, credential, body);
             tried++;
