@@ -23,6 +23,7 @@ import { filesRoutes } from './routes/files.ts';
 import { resultsRoutes } from './routes/results.ts';
 import { complianceRoutes } from './routes/compliance.ts';
 import { auditCosignRoutes, auditRoutes } from './routes/audit.ts';
+import { auditWitnessedRoutes } from './routes/audit-witnessed.ts';
 import { auditorKeyRoutes } from './routes/auditor-keys.ts';
 import { consoleAdminRoutes, consoleRoutes } from './routes/console.ts';
 import { consoleAuditorRoutes, eventBrowserRoutes } from './routes/console-reads.ts';
@@ -158,6 +159,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
   );
   // Read-only, tenant-bound: the admin key or an auditor key of the tenant (AUDITOR).
   auditRoutes(app, { audit: deps.audit, db: deps.db, witnesses: deps.witnesses });
+  auditWitnessedRoutes(app, { witnesses: deps.witnesses, db: deps.db });
   consoleRoutes(app);
   consoleAuditorRoutes(app, { store: deps.store, db: deps.db, adminKey: deps.adminKey });
   recordsRoutes(app, deps.records);
