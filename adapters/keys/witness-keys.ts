@@ -35,7 +35,9 @@ const baseUrlOf = (text: string, name: string): string => {
   try {
     url = new URL(text);
   } catch {
-    throw new InvalidAuditConfig(`CUSTODIAN_WITNESSES gives the witness ${name} the URL ${JSON.stringify(text)}, which is not one: write <vkey>=http(s)://host[:port][/prefix]`);
+    throw new InvalidAuditConfig(
+      `CUSTODIAN_WITNESSES gives the witness ${name} the URL ${JSON.stringify(text)}, which is not one: write <vkey>=http(s)://host[:port][/prefix]`,
+    );
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password)
     throw new InvalidAuditConfig(

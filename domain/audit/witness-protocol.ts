@@ -51,7 +51,8 @@ export type Resend =
   /** The witness holds a bigger tree than the log ever had: no proof can lead there (a rewound log, or another log of this origin). */
   | { readonly kind: 'ahead' };
 
-export const resendFrom = (witnessSize: number, logSize: number): Resend => (witnessSize > logSize ? { kind: 'ahead' } : { kind: 'from', oldSize: witnessSize });
+export const resendFrom = (witnessSize: number, logSize: number): Resend =>
+  witnessSize > logSize ? { kind: 'ahead' } : { kind: 'from', oldSize: witnessSize };
 
 /**
  * The wait before trying a witness again after `failures` failures in a row: the interval,

@@ -40,4 +40,3 @@ export const auditWitnessedRoutes = (app: FastifyInstance, deps: { witnesses: Wi
     },
   );
 };
-
