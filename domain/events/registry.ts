@@ -9,7 +9,8 @@ import { auditorEventSchemas, type AuditorKeyEvent } from '../auditors/keys.ts';
 import { cosignatureEventSchemas, type CosignatureEvent } from '../audit/cosignatures.ts';
 import { witnessedEventSchemas, type WitnessedEvent } from '../audit/witnessed.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent | CosignatureEvent | WitnessedEvent;
+export type DomainEvent =
+  TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent | CosignatureEvent | WitnessedEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
 export const eventRegistry = makeRegistry<DomainEvent>([
