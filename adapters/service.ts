@@ -2,13 +2,16 @@ import type { KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { revocationCommands } from '../commands/revocations.ts';
 import { complianceCommands } from '../commands/compliance.ts';
-import { auditQueries } from '../queries/audit.ts';
+import { auditQueries, auditSize } from '../queries/audit.ts';
 import { tenantIds } from '../queries/tenants.ts';
 import { chainVerifies } from '../domain/envelopes/block.ts';
 import { checkpointSigner, logNameOf, publicPem, receiptSigner } from './keys/audit-key.ts';
 import { witnessCommands } from '../commands/audit-witnesses.ts';
 import { receiptLogger } from '../commands/receipt-log.ts';
-import { vkeyOf, type NoteKey } from '../domain/audit/note.ts';
+import { vkeyOf } from '../domain/audit/note.ts';
+import type { Witness } from '../domain/audit/witness-protocol.ts';
+import { registerWitnessMetrics } from './metrics/witness-metrics.ts';
+import { startWitnessSubmitter } from './witness/submitter.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { jobCommands } from '../commands/jobs.ts';
@@ -63,8 +66,12 @@ export interface ServiceOptions {
   readonly auditKey: KeyObject;
   /** CUSTODIAN_LOG_ORIGIN: the deployment's log name, before `/<tenant>` in every origin; absent: derived from the audit key. */
   readonly logOrigin?: string;
-  /** The witnesses whose cosignatures the checkpoints take (CUSTODIAN_WITNESSES, parsed vkeys). */
-  readonly witnesses?: readonly NoteKey[];
+  /** The witnesses whose cosignatures the checkpoints take (CUSTODIAN_WITNESSES): keys, and the URL of each the checkpoints are submitted to. */
+  readonly witnesses?: readonly Witness[];
+  /** CUSTODIAN_WITNESS_QUORUM: how many must cosign a checkpoint for it to be served as witnessed (default: every witness with a URL). */
+  readonly witnessQuorum?: number;
+  /** CUSTODIAN_WITNESS_INTERVAL_MS: the most often a tenant's checkpoint is submitted to one witness (default 1000). */
+  readonly witnessIntervalMs?: number;
   /** How often retention runs for every tenant; 0 or absent: only on POST …/retention/run. */
   readonly retentionIntervalMs?: number;
   readonly host?: string;
@@ -153,7 +160,35 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
   const blobs = await postgresBlobStore(pool, keystore);
   const checkpoints = checkpointSigner(o.auditKey, logNameOf(o.logOrigin, o.auditKey));
   const audit = auditQueries(db, checkpoints);
-  const witnesses = witnessCommands({ store, db, audit, witnesses: o.witnesses ?? [], now: () => clock.now() });
+  const configuredWitnesses = o.witnesses ?? [];
+  const submitted = configuredWitnesses.filter((w): w is Witness & { url: string } => w.url !== null);
+  const witnesses = witnessCommands({
+    store,
+    db,
+    audit,
+    witnesses: configuredWitnesses,
+    quorum: o.witnessQuorum ?? submitted.length,
+    now: () => clock.now(),
+  });
+  // Checkpoints pushed to each witness with a URL (c2sp.org/tlog-witness), beside the service: no write waits on it.
+  const submitter =
+    submitted.length > 0
+      ? startWitnessSubmitter({
+          witnesses: submitted,
+          intervalMs: o.witnessIntervalMs ?? 1000,
+          tenants: () => tenantIds(db),
+          logSize: (tenant) => auditSize(db, tenant),
+          checkpoint: (tenant, size) => audit.checkpoint(tenant, size),
+          consistency: async (tenant, from, to) => (await audit.consistency(tenant, from, to)).proof,
+          keep: (tenant, cp, witness, lines) => witnesses.keepAnswered(tenant, cp, witness, lines),
+          metrics: registerWitnessMetrics(
+            metrics,
+            submitted.map((w) => w.key.name),
+          ),
+          now: () => Date.now(),
+          ...(o.logger ? { logger: o.logger } : {}),
+        })
+      : null;
   const prove = receiptLogger({ db, audit, witnesses });
   const compliance = complianceCommands({
     store,
@@ -283,6 +318,7 @@ export const startService = async (o: ServiceOptions): Promise<Service> => {
     http: app,
     async close() {
       if (retentionTimer) clearInterval(retentionTimer);
+      await submitter?.stop();
       await app.close();
       await relay?.stop();
       await runner.stop();

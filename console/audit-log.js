@@ -125,3 +125,10 @@ export const consistencyWithSeen = async (tenant, log) => {
   if (log.signed && (!result || result.ok) && log.checkpoint.size > 0) localStorage.setItem(storeKey(tenant), JSON.stringify(log.checkpoint));
   return { result, seen };
 };
+
+/**
+ * The witnesses that cosigned a checkpoint, by key name: read from its cosignature lines
+ * (`— <name> <base64>`), each verified by the service under that witness's configured key
+ * before it was kept. `custodian audit verify --witness <vkey>` checks them with the key itself.
+ */
+export const cosignersOf = (checkpoint) => (checkpoint.cosignatures ?? []).map((line) => /^\u2014 (\S+) /.exec(line)?.[1]).filter((name) => name !== undefined);

@@ -2,7 +2,7 @@
 // The audit timeline: a page of entries as sentences, each opening to its canonical JSON,
 // leaf hash, inclusion proof and the checkpoint it was checked against; filters picked from
 // what the log holds; proofs fetched for the page shown only.
-import { PAGE, checkLines, consistencyWithSeen, pageGap, readLog } from './audit-log.js';
+import { PAGE, checkLines, consistencyWithSeen, cosignersOf, pageGap, readLog } from './audit-log.js';
 import { badge, code, el, iso, timeEl } from './dom.js';
 import { enc, get } from './http.js';
 import { KIND_NAMES, sentence } from './sentences.js';
@@ -118,6 +118,12 @@ const hashWith = (filters, extra) => {
   return `#/audit?${q}`;
 };
 
+/** Which witnesses cosigned the checkpoint (names from its cosignature lines), or that none has yet. */
+const witnessesNote = (checkpoint) => {
+  const names = cosignersOf(checkpoint);
+  return names.length > 0 ? `cosigned by ${names.join(', ')}` : 'no witness cosignature yet';
+};
+
 const checkpointBlock = (log, title = 'Checked against') =>
   el(
     'div',
@@ -134,6 +140,8 @@ const checkpointBlock = (log, title = 'Checked against') =>
       el('dd', {}, code(log.checkpoint.root)),
       el('dt', {}, 'signature'),
       el('dd', {}, badge(log.signed, log.signed ? 'verified with the audit key' : 'NOT verified')),
+      el('dt', {}, 'witnesses'),
+      el('dd', {}, witnessesNote(log.checkpoint)),
     ),
   );
 
@@ -288,6 +296,7 @@ export const timelinePage = async (s, q, page, failure) => {
         el('strong', {}, 'Signed checkpoint '),
         badge(log.signed, log.signed ? 'signature verified' : log.ofThisLog ? 'signature NOT verified' : 'NOT this tenant’s log'),
         el('p', { class: 'note' }, `${log.checkpoint.origin} · size ${log.checkpoint.size} · root ${log.checkpoint.root}`),
+        el('p', { class: 'note', id: 'cosigners' }, witnessesNote(log.checkpoint)),
         consistencyNote(consistency),
       ),
     );

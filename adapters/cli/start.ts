@@ -3,7 +3,7 @@ import { startService } from '../service.ts';
 import { loadOrCreateSecret, parseMasterKey, randomKey } from '../keys/secrets.ts';
 import { loadMasterKey } from '../keys/master.ts';
 import { InvalidAuditConfig, loadAuditKey, logNameOf } from '../keys/audit-key.ts';
-import { witnessKeysOf } from '../keys/witness-keys.ts';
+import { witnessIntervalOf, witnessQuorumOf, witnessesOf } from '../keys/witness-keys.ts';
 import { dataDirOf, openDatabase } from './database.ts';
 import { kafkaSettingsFromEnv } from '../bus/kafka/client.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
@@ -36,10 +36,12 @@ export const start = async (opts: StartOptions) => {
   const masterKey = loadMasterKey(dataDir);
   const auditKey = loadAuditKey(dataDir);
   // The log's name and its witnesses are configuration: a bad one is one line and exit code 2.
-  let witnesses;
+  let witnesses, witnessQuorum, witnessIntervalMs;
   try {
     logNameOf(process.env.CUSTODIAN_LOG_ORIGIN, auditKey);
-    witnesses = witnessKeysOf(process.env.CUSTODIAN_WITNESSES);
+    witnesses = witnessesOf(process.env.CUSTODIAN_WITNESSES);
+    witnessQuorum = witnessQuorumOf(process.env.CUSTODIAN_WITNESS_QUORUM, witnesses);
+    witnessIntervalMs = witnessIntervalOf(process.env.CUSTODIAN_WITNESS_INTERVAL_MS);
   } catch (error) {
     if (!(error instanceof InvalidAuditConfig)) throw error;
     process.stderr.write(`custodian: ${error.message}\n`);
@@ -66,6 +68,8 @@ export const start = async (opts: StartOptions) => {
     auditKey,
     ...(process.env.CUSTODIAN_LOG_ORIGIN ? { logOrigin: process.env.CUSTODIAN_LOG_ORIGIN } : {}),
     witnesses,
+    witnessQuorum,
+    witnessIntervalMs,
     retentionIntervalMs: Number(process.env.CUSTODIAN_RETENTION_INTERVAL_MS ?? 10 * 60_000),
     ...(secretsKey ? { secretsKey } : {}),
     port,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { adminKeyMatches } from './auth.ts';
+import { TENANT_ID } from '../../domain/shared/names.ts';
 
 /**
  * Who may call a route. Admin routes are registered inside the admin scope (`adminScope`,
@@ -122,7 +123,8 @@ export const authorise =
       if (adminKeyMatches(req.headers.authorization, adminKey)) return;
       const tenant = (req.params as Record<string, unknown> | undefined)?.t;
       // Public hashes need no key: a key sent anyway is not judged (a monitor may send one for another log).
-      if (kind === 'audit-hashes' && typeof tenant === 'string' && (await hashesPublic!(tenant))) return;
+      // Only a well-formed id is looked up: no tenant has another, and outside bytes never reach a query unchecked.
+      if (kind === 'audit-hashes' && typeof tenant === 'string' && TENANT_ID.test(tenant) && (await hashesPublic!(tenant))) return;
       const principal = await resolveAuditorKey(req.headers.authorization);
       // Tenant-bound: the key reads the tenant it was issued for, under no other path.
       if (principal && typeof tenant === 'string' && tenant === principal.tenant) return;

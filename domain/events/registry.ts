@@ -7,8 +7,10 @@ import { fileEventSchemas, type FileEvent } from '../files/events.ts';
 import { collectionEventSchemas, type CollectionsFeatureEvent } from '../collections/events.ts';
 import { auditorEventSchemas, type AuditorKeyEvent } from '../auditors/keys.ts';
 import { cosignatureEventSchemas, type CosignatureEvent } from '../audit/cosignatures.ts';
+import { witnessedEventSchemas, type WitnessedEvent } from '../audit/witnessed.ts';
 
-export type DomainEvent = TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent | CosignatureEvent;
+export type DomainEvent =
+  TenantEvent | JobEvent | RecordEvent | RetentionEvent | FileEvent | CollectionsFeatureEvent | AuditorKeyEvent | CosignatureEvent | WitnessedEvent;
 
 /** Every released event type, with its current schema version and upcasters. */
 export const eventRegistry = makeRegistry<DomainEvent>([
@@ -20,4 +22,5 @@ export const eventRegistry = makeRegistry<DomainEvent>([
   ...collectionEventSchemas,
   ...auditorEventSchemas,
   ...cosignatureEventSchemas,
+  ...witnessedEventSchemas,
 ]);

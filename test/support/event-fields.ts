@@ -1,5 +1,6 @@
 import type * as t from 'io-ts';
 import { cosignatureEventSchemas } from '../../domain/audit/cosignatures.ts';
+import { witnessedEventSchemas } from '../../domain/audit/witnessed.ts';
 import { auditorEventSchemas } from '../../domain/auditors/keys.ts';
 import { collectionEventSchemas } from '../../domain/collections/events.ts';
 import type { EventSchema } from '../../domain/events/schema.ts';
@@ -19,6 +20,7 @@ export const allEventSchemas: readonly EventSchema<string, t.Mixed>[] = [
   ...collectionEventSchemas,
   ...auditorEventSchemas,
   ...cosignatureEventSchemas,
+  ...witnessedEventSchemas,
 ];
 
 /** The top-level fields of an io-ts codec: its props, through intersections, exact and readonly wrappers. */

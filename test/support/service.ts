@@ -3,6 +3,7 @@ import { startService, type Service } from '../../adapters/service.ts';
 import { newAuditKey } from '../../adapters/keys/audit-key.ts';
 import type { KeyObject } from 'node:crypto';
 import type { NoteKey } from '../../domain/audit/note.ts';
+import type { Witness } from '../../domain/audit/witness-protocol.ts';
 import { freshDatabase } from './database.ts';
 import pino from 'pino';
 import type { KafkaSettings } from '../../adapters/bus/kafka/client.ts';
@@ -33,7 +34,10 @@ export const startTestService = async (
     /** Another deployment's copy of a key, or its own (default: a new one; shared with `shareWith`). */
     auditKey?: KeyObject;
     logOrigin?: string;
-    witnesses?: readonly NoteKey[];
+    /** Witness keys (their cosignatures are posted), or witnesses with the URL checkpoints are submitted to. */
+    witnesses?: readonly (NoteKey | Witness)[];
+    witnessQuorum?: number;
+    witnessIntervalMs?: number;
   } = {},
 ): Promise<TestService> => {
   const db = options.shareWith ? null : await freshDatabase({ blocking: options.blocking ?? false });
@@ -46,7 +50,9 @@ export const startTestService = async (
     masterKey,
     auditKey,
     ...(options.logOrigin !== undefined ? { logOrigin: options.logOrigin } : {}),
-    ...(options.witnesses ? { witnesses: options.witnesses } : {}),
+    ...(options.witnesses ? { witnesses: options.witnesses.map((w) => ('url' in w ? w : { key: w, url: null })) } : {}),
+    ...(options.witnessQuorum !== undefined ? { witnessQuorum: options.witnessQuorum } : {}),
+    ...(options.witnessIntervalMs !== undefined ? { witnessIntervalMs: options.witnessIntervalMs } : {}),
     port: 0,
     // CUSTODIAN_TEST_LOG=error (or another pino level) shows the instances' logs when a test is looked into.
     ...(process.env.CUSTODIAN_TEST_LOG ? { logger: pino({ level: process.env.CUSTODIAN_TEST_LOG }, pino.destination(2)) } : {}),

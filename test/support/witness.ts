@@ -61,5 +61,5 @@ export const startWitness = (name: string, logs: Readonly<Record<string, NoteKey
   return { key, vkey: vkeyOf(key), addCheckpoint, latest: (origin: string) => latest.get(origin)?.size ?? 0 };
 };
 
-/** An add-checkpoint request body: the old size, the proof lines, a blank line, the note. */
-export const addCheckpointBody = (oldSize: number, proof: readonly string[], note: string) => `old ${oldSize}\n${proof.map((p) => `${p}\n`).join('')}\n${note}`;
+/** An add-checkpoint request body: the old size, the proof lines, a blank line, the note (the service's own). */
+export { addCheckpointBody } from '../../domain/audit/witness-protocol.ts';

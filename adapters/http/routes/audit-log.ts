@@ -60,13 +60,22 @@ export const auditLogRoutes = (app: FastifyInstance, deps: { db: ReadModelStore;
         params: TenantParams,
         security: hashSecurity,
         tags: ['audit'],
-        summary: 'tlog-tiles: the checkpoint, a C2SP signed note with every witness cosignature (no key when the tenant set audit_public "hashes")',
+        summary:
+          'tlog-tiles: the newest checkpoint the witness quorum cosigned (with no witness URL configured, the newest the log signed), a C2SP signed note with its cosignatures (no key when the tenant set audit_public "hashes")',
         response: { ...okAs('text/plain', 'the signed checkpoint note'), ...refusals(404) },
       },
     },
     async (req, reply) => {
       if (!(await tenantExists(deps.db, req.params.t))) return notFound(reply);
-      const cp = await deps.witnesses.note(req.params.t);
+      // A log publishes only what its witnesses saw (as Tessera does with a witness policy).
+      const cp = await deps.witnesses.newestWitnessed(req.params.t);
+      if (!cp)
+        return reply.code(404).send(
+          refusal('not_found', {
+            what: 'witnessed checkpoint',
+            reason: 'no checkpoint of this log has been cosigned by the witness quorum yet: GET …/audit/checkpoint serves the newest the log signed',
+          }),
+        );
       const open = await auditHashesPublic(deps.db, req.params.t);
       return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', cacheControl(open, false)).send(cp.note);
     },

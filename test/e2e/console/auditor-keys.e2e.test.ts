@@ -92,7 +92,7 @@ describe('auditor keys', () => {
 
   it('are refused by every route that does not declare them, and move nothing', async () => {
     const table: readonly RouteInfo[] = svc.http.routeTable;
-    const others = table.filter((r) => r.auth !== 'auditor-key' && r.auth !== 'public');
+    const others = table.filter((r) => r.auth !== 'auditor-key' && r.auth !== 'audit-hashes' && r.auth !== 'public');
     expect(others.length).toBeGreaterThan(20);
     const head = await svc.lastPosition();
     const leaks: string[] = [];
@@ -109,15 +109,18 @@ describe('auditor keys', () => {
     }
     expect(leaks).toEqual([]);
     expect(await svc.lastPosition()).toBe(head);
-    // The routes it may call are exactly the audit stream's.
+    // The routes it may call are exactly the audit stream's (with the log's tiles).
     expect(
       table
-        .filter((r) => r.auth === 'auditor-key' && r.method === 'GET')
+        .filter((r) => (r.auth === 'auditor-key' || r.auth === 'audit-hashes') && r.method === 'GET')
         .map((r) => r.url)
         .sort(),
     ).toEqual([
       '/v1/tenants/:t/audit',
       '/v1/tenants/:t/audit/checkpoint',
+      '/v1/tenants/:t/audit/log/checkpoint',
+      '/v1/tenants/:t/audit/log/tile/:l/*',
+      '/v1/tenants/:t/audit/log/tile/entries/*',
       '/v1/tenants/:t/audit/proof',
       // What the console reads for an auditor: its pages, the filters' pickers, a page's proofs, agent record ids.
       '/v1/tenants/:t/console/agent-records',

@@ -1,7 +1,7 @@
 import { sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkpointSigner, InvalidAuditConfig, logNameOf, newAuditKey, RECEIPT_PREFIX, signReceipt, verifyReceipt } from '../../../adapters/keys/audit-key.ts';
-import { witnessKeysOf } from '../../../adapters/keys/witness-keys.ts';
+import { witnessesOf } from '../../../adapters/keys/witness-keys.ts';
 import { checkpointText } from '../../../domain/audit/entries.ts';
 import { formatNote, keyIdOf, parseCheckpointText, parseNote, parseVkey, signedBy, vkeyOf } from '../../../domain/audit/note.ts';
 import { canonicalJson } from '../../../domain/shared/hash.ts';
@@ -55,11 +55,11 @@ describe('C2SP signed notes', () => {
     const answer = w.addCheckpoint(`old 0\n\n${formatNote(text, [log.signatureLine(text)])}`);
     expect(answer.status).toBe(200);
     const cosigned = parseNote(formatNote(text, [log.signatureLine(text), answer.body.trimEnd()]))!;
-    const key = witnessKeysOf(w.vkey)[0]!;
+    const key = witnessesOf(w.vkey)[0]!.key;
     expect(signedBy(cosigned, key)).toBe(true);
     // The same signature over another text (or as a plain note signature) does not verify.
     expect(signedBy(parseNote(formatNote(text.replace('/t', '/u'), [answer.body.trimEnd()]))!, key)).toBe(false);
-    expect(() => witnessKeysOf(vkeyOf(log.key))).toThrow(InvalidAuditConfig);
+    expect(() => witnessesOf(vkeyOf(log.key))).toThrow(InvalidAuditConfig);
   });
 });
 

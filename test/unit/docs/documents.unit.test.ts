@@ -108,8 +108,10 @@ describe('docs/reference/events.md', () => {
 
 describe('docs/guides/auditors.md', () => {
   const text = read('docs/guides/auditors.md');
-  // The rows of the table of kinds: `| \`a\`, \`b\` | written when |`.
-  const tabled = text
+  // The rows of the table of kinds (the one headed `| kind | written when |`): `| \`a\`, \`b\` | written when |`.
+  const kindsTable = text.slice(text.indexOf('| kind | written when |'));
+  const tabled = kindsTable
+    .slice(0, kindsTable.search(/\n\n/))
     .split('\n')
     .filter((l) => /^\| `[a-z_]+`/.test(l))
     .flatMap((l) => [...l.split('|')[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!));

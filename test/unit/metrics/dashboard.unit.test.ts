@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { createMetrics } from '../../../adapters/metrics/registry.ts';
 import { registerLogGauges } from '../../../adapters/metrics/log-gauges.ts';
+import { registerWitnessMetrics } from '../../../adapters/metrics/witness-metrics.ts';
 
 interface Panel {
   readonly title: string;
@@ -15,10 +16,11 @@ const dashboard = JSON.parse(readFileSync(new URL('../../../docker/grafana/custo
   templating: { list: { name: string; type: string; query: string }[] };
 };
 
-/** The service's custodian_ metric families, read from its registry (relay gauges included). */
+/** The service's custodian_ metric families, read from its registry (relay gauges and witness metrics included). */
 const families = async () => {
   const metrics = createMetrics();
   registerLogGauges(metrics, { store: memoryEventStore(), checkpoints: () => ({}), relay: { topic: 't', position: () => 0 }, auditTreeSize: async () => 0 });
+  registerWitnessMetrics(metrics, ['w']).cosigned('w', 1, Date.now());
   return (await metrics.registry.getMetricsAsJSON()).filter((m) => m.name.startsWith('custodian_'));
 };
 
