@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../events/registry.ts';
 import { canonicalJson } from '../shared/hash.ts';
 import { auditFields, recordRefs, type AuditFields, type JobFacts } from './entries.ts';
+import { MAX_BUNDLED_ENTRY } from './tiles.ts';
 
 /**
  * An audit line as its event's commit writes it: everything but its place (`seq`, given by
@@ -45,6 +46,44 @@ export const lineTemplate = (fields: AuditFields): Pick<AuditLine, 'head' | 'mid
 /** The stored line: what the commit assembles from a template, its time and its place. */
 export const lineText = (line: Pick<AuditLine, 'head' | 'mid' | 'tail'>, at: number, seq: number): string => `${line.head}${at}${line.mid}${seq}${line.tail}`;
 
+/**
+ * The most bytes a line's template may hold: a line is served in an entry bundle, where its
+ * length is a uint16 (at most 65,535 bytes), and `at` and `seq` add at most 16 digits each.
+ */
+export const MAX_TEMPLATE_BYTES = MAX_BUNDLED_ENTRY - 32;
+/** The lists an entry may name without bound (a history of many versions, an agent's export): split across lines. */
+const SPLITTABLE = ['records', 'agent_records'] as const;
+const templateBytes = (t: Pick<AuditLine, 'head' | 'mid' | 'tail'>) => Buffer.byteLength(t.head) + Buffer.byteLength(t.mid) + Buffer.byteLength(t.tail);
+
+/**
+ * An entry as the lines that log it: itself, or — when its line would not fit an entry bundle —
+ * one line per run of its list (`records`, `agent_records`) that fits, each with every other
+ * field, `part` (1-based) and `parts`. Nothing is dropped: together the parts name every item,
+ * in order, and an entry that fits is logged exactly as before.
+ */
+export const entryParts = (fields: AuditFields): AuditFields[] => {
+  const list = SPLITTABLE.find((k) => Array.isArray(fields[k]) && (fields[k] as unknown[]).length > 1);
+  if (list === undefined || templateBytes(lineTemplate(fields)) <= MAX_TEMPLATE_BYTES) return [fields];
+  const items = fields[list] as readonly unknown[];
+  // Room taken by everything but the list's items (part and parts at their widest).
+  const base = templateBytes(lineTemplate({ ...fields, [list]: [], part: items.length, parts: items.length }));
+  const runs: unknown[][] = [];
+  let run: unknown[] = [];
+  let size = base;
+  for (const item of items) {
+    const bytes = Buffer.byteLength(canonicalJson(item)) + 1;
+    if (run.length > 0 && size + bytes > MAX_TEMPLATE_BYTES) {
+      runs.push(run);
+      run = [];
+      size = base;
+    }
+    run.push(item);
+    size += bytes;
+  }
+  runs.push(run);
+  return runs.map((items, i) => ({ ...fields, [list]: items, part: i + 1, parts: runs.length }));
+};
+
 /** What a unit's lines need beyond its events: facts the command that made them knows. */
 export interface LineFacts {
   /** The run of the job an event names (recorded by its `JobStarted`), or null when unknown. */
@@ -58,7 +97,8 @@ const tenantOf = (e: DomainEvent) => (e.data as { tenant?: string }).tenant;
 export const recordRef = (plugin: string, scope: string, key: string) => `${plugin}\u0000${scope}\u0000${key}`;
 
 /**
- * The audit lines of one unit's events, in order. Versions written or removed by earlier
+ * The audit lines of one unit's events, in order (an entry too long for an entry bundle as
+ * several lines: `entryParts`). Versions written or removed by earlier
  * events of the unit are folded in as they go (a key written again after its removal starts
  * again at 1), so each line reads as it would after the events before it.
  */
@@ -84,16 +124,17 @@ export const auditLines = (events: readonly DomainEvent[], facts: LineFacts): Au
       touched.set(recordRef(plugin, scope, key), event.type === 'RecordRemoved' ? null : Math.max(event.data.version, newest(plugin, scope, key) ?? 0));
     }
     if (!fields) return;
-    lines.push({
-      event: i,
-      tenant,
-      kind: fields.kind,
-      job: fields.job ?? null,
-      subject: fields.subject ?? null,
-      epoch: fields.epoch ?? null,
-      record_refs: recordRefs(fields.records),
-      ...lineTemplate(fields),
-    });
+    for (const part of entryParts(fields))
+      lines.push({
+        event: i,
+        tenant,
+        kind: part.kind,
+        job: part.job ?? null,
+        subject: part.subject ?? null,
+        epoch: part.epoch ?? null,
+        record_refs: recordRefs(part.records),
+        ...lineTemplate(part),
+      });
   });
   return lines;
 };
