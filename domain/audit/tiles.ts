@@ -38,6 +38,8 @@ const parseIndex = (groups: readonly string[]): number | TilePathProblem => {
     const digits = last ? group : group.startsWith('x') ? group.slice(1) : null;
     if (digits === null || !/^[0-9]{3}$/.test(digits))
       return { problem: `${JSON.stringify(group)}: ${last ? 'the last group of N is three digits' : 'a group of N before the last is x and three digits'}` };
+    // One name per tile (as formatIndex writes it): a leading group of zeros is no group.
+    if (i === 0 && !last && digits === '000') return { problem: `${JSON.stringify(group)}: N has no leading x000 group (tile 1 is 001, not x000/001)` };
     n = n * 1000 + Number(digits);
   }
   // Beyond 2^53 no tree of this service reaches: refused as a path that names no tile.
