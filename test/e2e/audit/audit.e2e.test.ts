@@ -155,9 +155,10 @@ describe('the audit log', () => {
     // Only that entry is named.
     expect(verified.out.match(/is not the entry/g)).toHaveLength(1);
     // A changed byte in the bundle itself is caught too.
-    const edited = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8'));
+    const [head, ...records] = readFileSync(path.join(dir, 'bundle.json'), 'utf8').split('\n');
+    const edited = JSON.parse(head!);
     edited.checkpoint.size += 1;
-    writeFileSync(path.join(dir, 'edited.json'), JSON.stringify(edited));
+    writeFileSync(path.join(dir, 'edited.json'), [JSON.stringify(edited), ...records].join('\n'));
     expect((await cli('audit', 'verify', path.join(dir, 'edited.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme')).out).toContain(
       'signature does not verify',
     );
