@@ -18,11 +18,27 @@ import { benchAgent } from './agent.ts';
 import { benchGrowth } from './growth/index.ts';
 import { benchScopes } from './scopes.ts';
 import { benchTiles } from './tiles.ts';
+import { benchAuditVerify } from './audit-verify.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
-const SECTIONS = ['fit', 'eventstore', 'records', 'scopes', 'readload', 'idle', 'cold', 'rebuild', 'kafka', 'uploads', 'agent', 'growth', 'tiles'];
-// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth,tiles picks sections (default: all).
+const SECTIONS = [
+  'fit',
+  'eventstore',
+  'records',
+  'scopes',
+  'readload',
+  'idle',
+  'cold',
+  'rebuild',
+  'kafka',
+  'uploads',
+  'agent',
+  'growth',
+  'tiles',
+  'auditverify',
+];
+// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth,tiles,auditverify picks sections (default: all).
 const only = (process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',');
 // The fit section is pure: it runs first and, alone, needs no database.
 if (only.includes('fit')) benchFit();
@@ -83,6 +99,9 @@ try {
   // The audit log as tlog-tiles: entries integrated per second; checkpoint + inclusion proof and a hash tile at 10⁶ entries.
   if (only.includes('tiles'))
     await benchTiles(await freshDatabase(pool, 'bench_tiles'), Number(process.env.BENCH_SECONDS ?? 8), Number(process.env.BENCH_TILES_ENTRIES ?? 1_000_000));
+  // A 10⁶-entry tenant log: integrated, then downloaded and verified by the CLI as an auditor runs it.
+  if (only.includes('auditverify'))
+    await benchAuditVerify(await freshDatabase(pool, 'bench_auditverify'), Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000));
   if (only.includes('kafka')) await benchKafka(pool, url, Number(process.env.BENCH_KAFKA_PUTS ?? 3000));
 } catch (error) {
   console.error('bench failed:', error);

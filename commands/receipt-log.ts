@@ -2,6 +2,7 @@ import type { Sql } from '../domain/ports/read-model.ts';
 import { auditProjectedTo, receiptEntry, type AuditQueries } from '../queries/audit.ts';
 import type { WitnessCommands } from './audit-witnesses.ts';
 import { receiptEntryKind } from '../domain/audit/receipt-proof.ts';
+import { formatTlogProof } from '../domain/audit/tlog-proof.ts';
 
 /** Where a receipt's entry was logged: its index, the entry as hashed, a signed checkpoint that includes it and the inclusion proof. */
 export interface ReceiptLog {
@@ -9,6 +10,8 @@ export interface ReceiptLog {
   readonly entry: string;
   readonly checkpoint: string;
   readonly proof: readonly string[];
+  /** The same proof as a c2sp.org/tlog-proof text (index, inclusion hashes, the checkpoint note), as the ecosystem's tools read it. */
+  readonly tlog_proof: string;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,7 +40,8 @@ export const receiptLogger = (deps: { db: Sql; audit: AuditQueries; witnesses: W
     if (!found) return receipt;
     const cp = await deps.witnesses.note(tenant);
     const { proof } = await deps.audit.inclusion(tenant, found.index, cp.size);
-    return { ...receipt, log: { index: found.index, entry: found.entry, checkpoint: cp.note, proof } };
+    const tlogProof = formatTlogProof({ index: found.index, proof, checkpoint: cp.note });
+    return { ...receipt, log: { index: found.index, entry: found.entry, checkpoint: cp.note, proof, tlog_proof: tlogProof } };
   };
 };
 

@@ -3,8 +3,10 @@ import type { Command } from 'commander';
 import { verifyBundle, type AuditBundle, type Checkpoint } from '../../domain/audit/verify.ts';
 import { COSIGNATURE_V1, ED25519, type NoteKey } from '../../domain/audit/note.ts';
 import { client, clientBytes, parseAnswer, print, type ClientOptions } from './client.ts';
-import { readTiles } from './audit-tiles.ts';
-import { readDocument, readPublicKey } from './verify-inputs.ts';
+import { streamTiles } from './audit-tiles.ts';
+import { bundleWriter, readBundleFile } from './audit-bundle-file.ts';
+import { readPublicKey } from './verify-inputs.ts';
+import { streamedBundleVerifier } from '../../domain/audit/bundle-stream.ts';
 import { keyArgument, readVkeyOfType } from './key-argument.ts';
 import { CliFailure, oneLine } from './failure.ts';
 
@@ -79,23 +81,33 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     print(o.jsonl ? lines.map((l) => `${l}\n`).join('') : table(lines));
   });
 
-  remote(audit.command('download').description('the log, a signed checkpoint and its leaf hash tiles, read as tlog-tiles, for offline verification'))
+  remote(
+    audit
+      .command('download')
+      .description(
+        'the log (a signed checkpoint, then each entry bundle with its hash tile), read as tlog-tiles and streamed as JSON Lines, for offline verification',
+      ),
+  )
     .requiredOption('--tenant <t>')
     .option('--previous <checkpoint.json>', 'an earlier checkpoint: adds the consistency proof from it')
     .option('--size <n>', 'the checkpoint of the tree at this size (one the witnesses cosigned), not the newest')
+    .option('--out <file>', 'write the bundle to this file (default: stdout)')
     .action(async (o: Opts) => {
       const get = client(o);
       const size = typeof o.size === 'string' ? `?size=${encodeURIComponent(o.size)}` : '';
       const checkpoint = parseAnswer<Checkpoint>(await get('GET', `/v1/tenants/${o.tenant}/audit/checkpoint${size}`), 'the checkpoint');
-      const { entries, tiles } = await readTiles(clientBytes(o), `/v1/tenants/${encodeURIComponent(String(o.tenant))}/audit/log/`, checkpoint.size);
-      const bundle: AuditBundle = { checkpoint, entries, tiles };
+      let previous: AuditBundle['previous'];
       if (typeof o.previous === 'string') {
         const prev = readCheckpoint(o.previous);
         const c =
           prev.size === checkpoint.size ? '{"proof":[]}' : await get('GET', `/v1/tenants/${o.tenant}/audit/proof?from=${prev.size}&to=${checkpoint.size}`);
-        Object.assign(bundle, { previous: { checkpoint: prev, proof: parseAnswer<{ proof: string[] }>(c, 'the consistency proof').proof } });
+        previous = { checkpoint: prev, proof: parseAnswer<{ proof: string[] }>(c, 'the consistency proof').proof };
       }
-      print(JSON.stringify(bundle));
+      // The head first, then each tile as it arrives, in order: the log is never held whole.
+      const out = await bundleWriter(typeof o.out === 'string' ? o.out : undefined);
+      await out.head(checkpoint, previous);
+      await streamTiles(clientBytes(o), `/v1/tenants/${encodeURIComponent(String(o.tenant))}/audit/log/`, checkpoint.size, out.tile);
+      await out.close();
     });
 
   remote(audit.command('checkpoint').description('the signed tree head'))
@@ -112,7 +124,7 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
     .option('--tenant <t>', 'the tenant whose log this must be')
     .option('--origin <origin>', 'the exact origin of the log this must be')
     .option('--witness <vkey...>', 'a witness (cosignature verifier key, or a file holding it) that must have cosigned the checkpoint; repeat for each')
-    .action((file: string, o: { publicKey?: string; vkey?: string; tenant?: string; origin?: string; witness?: string[] }) => {
+    .action(async (file: string, o: { publicKey?: string; vkey?: string; tenant?: string; origin?: string; witness?: string[] }) => {
       const bad = (message: string) => {
         process.stderr.write(`custodian: ${message}\n`);
         process.exitCode = 2;
@@ -139,19 +151,33 @@ export const auditCommands = (program: Command, remote: (c: Command) => Command)
       }
       const pem = o.publicKey === undefined ? '' : readPublicKey(o.publicKey);
       if (pem === null) return;
-      const inputs = readDocument(file);
-      if (!inputs) return;
-      const bundle = inputs.document as AuditBundle;
-      const problems = verifyBundle(pem, bundle, {
+      const expected = {
         ...(o.tenant !== undefined ? { tenant: o.tenant } : {}),
         ...(o.origin !== undefined ? { origin: o.origin } : {}),
         ...(logKey ? { logKey } : {}),
         witnesses,
-      });
+      };
+      const read = await readBundleFile(file);
+      if (read.form === 'unreadable') return bad(read.problem);
+      let checkpoint: Checkpoint;
+      let previous: AuditBundle['previous'];
+      let problems: string[];
+      if (read.form === 'streamed') {
+        ({ checkpoint, previous } = read.head);
+        const verifier = streamedBundleVerifier(pem, read.head, expected);
+        for await (const { value, line } of read.records) verifier.record(value, line);
+        problems = verifier.finish();
+      } else {
+        const bundle = read.document as AuditBundle;
+        if (typeof bundle !== 'object' || bundle === null || typeof bundle.checkpoint !== 'object' || !Array.isArray(bundle.entries))
+          return bad(`${file} is not an audit bundle: give the file custodian audit download wrote`);
+        ({ checkpoint, previous } = bundle);
+        problems = verifyBundle(pem, bundle, expected);
+      }
       if (problems.length === 0) {
         const cosigned = witnesses.length > 0 ? `, cosigned by ${witnesses.map((w) => w.name).join(', ')}` : '';
         process.stdout.write(
-          `audit log ${bundle.checkpoint.origin} verified: ${bundle.checkpoint.size} entries, root ${bundle.checkpoint.root}${cosigned}${bundle.previous ? `, consistent with the checkpoint of size ${bundle.previous.checkpoint.size}` : ''}\n`,
+          `audit log ${checkpoint.origin} verified: ${checkpoint.size} entries, root ${checkpoint.root}${cosigned}${previous ? `, consistent with the checkpoint of size ${previous.checkpoint.size}` : ''}\n`,
         );
       } else {
         process.stdout.write(`audit log NOT verified:\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);

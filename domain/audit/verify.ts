@@ -106,18 +106,46 @@ const noteProblems = (publicKeyPem: string, cp: Checkpoint, expected: Expected):
 };
 
 /**
- * Checks a downloaded audit log offline: that it is the log the auditor means (its origin),
- * the checkpoint's signature (and its note's, and the required witnesses' cosignatures), every
- * entry's inclusion proof (which names an altered entry), a full recomputation of the root,
- * and, when given, the consistency of an earlier checkpoint with this one. Answers every problem found.
+ * The problems of a bundle's head, which hold whatever form its entries come in: that it is
+ * the log the auditor means (its origin), the checkpoint's signature (and its note's, and the
+ * required witnesses' cosignatures), and, when given, the consistency of an earlier checkpoint.
  */
-export const verifyBundle = (publicKeyPem: string, b: AuditBundle, expected: Expected = {}): string[] => {
+export const headProblems = (publicKeyPem: string, cp: Checkpoint, previous: AuditBundle['previous'], expected: Expected = {}): string[] => {
   const problems: string[] = [];
-  const cp = b.checkpoint;
   const origin = originProblem(cp.origin, expected);
   if (origin) problems.push(origin);
   if (!checkpointSigned(publicKeyPem, cp, expected.logKey)) problems.push('the checkpoint signature does not verify with this public key');
   problems.push(...noteProblems(publicKeyPem, cp, expected));
+  if (previous) {
+    const prev = previous.checkpoint;
+    if (!checkpointSigned(publicKeyPem, prev, expected.logKey)) problems.push('the earlier checkpoint signature does not verify');
+    else if (prev.origin !== cp.origin) problems.push('the two checkpoints are of different logs');
+    else if (!verifyConsistency(prev.size, cp.size, previous.proof.map(b64), b64(prev.root), b64(cp.root)))
+      problems.push(`the log of size ${cp.size} does not extend the earlier checkpoint of size ${prev.size}`);
+  }
+  return problems;
+};
+
+/** An entry's seq, or undefined when it is not JSON holding one. */
+export const seqOf = (entry: string): unknown => {
+  try {
+    return (JSON.parse(entry) as { seq?: unknown }).seq;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The problem of entry `i`, whose hash the signed tree does not hold: it names the entry. */
+export const alteredEntry = (i: number, seq: unknown) => `entry ${i} (seq ${String(seq)}) is not the entry the signed tree holds: it was altered`;
+
+/**
+ * Checks a downloaded audit log held in one document (the form downloads wrote before they
+ * were streamed) offline: its head (headProblems), every entry's inclusion proof or tile hash
+ * (which names an altered entry) and a full recomputation of the root. Answers every problem found.
+ */
+export const verifyBundle = (publicKeyPem: string, b: AuditBundle, expected: Expected = {}): string[] => {
+  const cp = b.checkpoint;
+  const problems = headProblems(publicKeyPem, cp, b.previous, expected);
   if (b.entries.length !== cp.size) problems.push(`the checkpoint covers ${cp.size} entries, the log holds ${b.entries.length}`);
   const root = b64(cp.root);
   const leaves = b.entries.map((e) => leafHash(Buffer.from(e)));
@@ -125,23 +153,11 @@ export const verifyBundle = (publicKeyPem: string, b: AuditBundle, expected: Exp
   if (tileLeaves && (tileLeaves.length !== cp.size || !rootOf(tileLeaves).equals(root)))
     problems.push("the bundle's hash tiles do not give the signed root: they are not this tree's");
   b.entries.forEach((entry, i) => {
-    let seq: unknown;
-    try {
-      seq = (JSON.parse(entry) as { seq?: unknown }).seq;
-    } catch {
-      seq = undefined;
-    }
+    const seq = seqOf(entry);
     if (seq !== i) problems.push(`entry ${i}: its seq is ${String(seq)}`);
     const held = b.proofs ? verifyInclusion(i, cp.size, leaves[i]!, (b.proofs[i] ?? []).map(b64), root) : (tileLeaves?.[i]?.equals(leaves[i]!) ?? true);
-    if (!held) problems.push(`entry ${i} (seq ${String(seq)}) is not the entry the signed tree holds: it was altered`);
+    if (!held) problems.push(alteredEntry(i, seq));
   });
   if (b.entries.length === cp.size && !rootOf(leaves).equals(root)) problems.push('the root recomputed from the whole log differs from the signed root');
-  if (b.previous) {
-    const prev = b.previous.checkpoint;
-    if (!checkpointSigned(publicKeyPem, prev, expected.logKey)) problems.push('the earlier checkpoint signature does not verify');
-    else if (prev.origin !== cp.origin) problems.push('the two checkpoints are of different logs');
-    else if (!verifyConsistency(prev.size, cp.size, b.previous.proof.map(b64), b64(prev.root), root))
-      problems.push(`the log of size ${cp.size} does not extend the earlier checkpoint of size ${prev.size}`);
-  }
   return problems;
 };

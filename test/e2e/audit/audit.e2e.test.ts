@@ -135,6 +135,21 @@ describe('the audit log', () => {
     writeFileSync(path.join(dir, 'bundle.json'), bundle.out);
     const verified = await cli('audit', 'verify', path.join(dir, 'bundle.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme');
     expect(verified).toEqual({ code: 0, out: expect.stringContaining(`consistent with the checkpoint of size ${before.size}`) });
+
+    // A bundle saved as one document by an earlier version ({checkpoint, entries, tiles, previous}) still verifies.
+    const [head, ...records] = bundle.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const document = {
+      checkpoint: head.checkpoint,
+      previous: head.previous,
+      entries: records.flatMap((r) => r.entries),
+      tiles: records.map((r) => r.hashes),
+    };
+    writeFileSync(path.join(dir, 'one-document.json'), JSON.stringify(document));
+    const old = await cli('audit', 'verify', path.join(dir, 'one-document.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme');
+    expect(old).toEqual({ code: 0, out: expect.stringContaining(`verified: ${head.checkpoint.size} entries`) });
   });
 
   it('altering one stored entry makes audit verify fail and name the entry', async () => {
@@ -155,9 +170,10 @@ describe('the audit log', () => {
     // Only that entry is named.
     expect(verified.out.match(/is not the entry/g)).toHaveLength(1);
     // A changed byte in the bundle itself is caught too.
-    const edited = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8'));
+    const [head, ...records] = readFileSync(path.join(dir, 'bundle.json'), 'utf8').split('\n');
+    const edited = JSON.parse(head!);
     edited.checkpoint.size += 1;
-    writeFileSync(path.join(dir, 'edited.json'), JSON.stringify(edited));
+    writeFileSync(path.join(dir, 'edited.json'), [JSON.stringify(edited), ...records].join('\n'));
     expect((await cli('audit', 'verify', path.join(dir, 'edited.json'), '--public-key', path.join(dir, 'audit.pem'), '--tenant', 'acme')).out).toContain(
       'signature does not verify',
     );

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyReceiptLog } from '../../../domain/audit/receipt-proof.ts';
 import { verifyReceipt } from '../../../adapters/keys/audit-key.ts';
+import { goVerifier, runGoVerifier } from '../../support/go-verifier.ts';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 
 // The offline checks run the CLI, a process each: slow on a busy machine, not timed.
@@ -83,6 +84,27 @@ describe('receipts prove their own logging', () => {
     expect(unsigned).toMatchObject({ code: 1, out: expect.stringContaining('its checkpoint is not signed by this key') });
     // The signed fields are the signature's: a changed one fails as before.
     expect((await verifyFile('edited.json', { ...receipt, stopped: ['job-x'] })).out).toContain('receipt NOT verified: the signature does not match');
+  });
+
+  it('a receipt carries its inclusion as a c2sp.org/tlog-proof text: receipt verify checks it, and transparency-dev/formats reads it', async (ctx) => {
+    const revoked = await svc.admin('POST', '/v1/tenants/acme/revocations', { revocations: [{ kind: 'kill_agent', agent: 'notes/other' }] });
+    const log = revoked.body.receipt.log;
+    expect(log.tlog_proof).toBe(`c2sp.org/tlog-proof@v1\nindex ${log.index}\n${log.proof.map((p: string) => `${p}\n`).join('')}\n${log.checkpoint}`);
+    const tampered = log.tlog_proof.replace(`index ${log.index}\n`, `index ${log.index}\n${Buffer.alloc(32, 9).toString('base64')}\n`);
+    expect(await verifyFile('tlog-proof-tampered.json', { ...revoked.body.receipt, log: { ...log, tlog_proof: tampered } })).toEqual({
+      code: 1,
+      out: expect.stringContaining(`its tlog_proof: its entry is not at index ${log.index} of the tree the checkpoint signs`),
+    });
+
+    const bin = goVerifier();
+    // Said in one line and skipped on a machine without Go; under CI, where Go is installed, a missing one fails.
+    if (!bin && process.env.CI === 'true') throw new Error('go is not installed: CI must run the Go verifier');
+    if (!bin) return ctx.skip('go is not installed: transparency-dev/formats cannot read the tlog-proof');
+    const vkey = (await (await fetch(`${svc.url}/v1/audit-key?format=vkey`)).text()).trim();
+    const ok = await runGoVerifier(bin, { vkey, tlog_proofs: [{ line: log.entry, text: log.tlog_proof }] });
+    expect(ok).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^ok tlog-proof \\S+/acme ${log.index} in \\d+\\n$`)) });
+    const refused = await runGoVerifier(bin, { vkey, tlog_proofs: [{ line: log.entry, text: tampered }] });
+    expect(refused).toEqual({ code: 1, out: expect.stringContaining(`FAIL tlog-proof inclusion of entry ${log.index}`) });
   });
 
   it('an erasure receipt verifies offline as logged', async () => {

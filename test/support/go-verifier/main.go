@@ -4,7 +4,10 @@
 // and a consistency proof from an earlier checkpoint against the roots the notes sign.
 //
 // Input (stdin, JSON): {"vkey", "note", "entries": [{"index", "line", "proof": [b64]}],
-// "previous": {"note", "proof": [b64]}}. Prints one line per check; exits 1 on the first failure.
+// "previous": {"note", "proof": [b64]}, "tlog_proofs": [{"line", "text"}]}. A tlog_proofs item is
+// a c2sp.org/tlog-proof text, read by transparency-dev/formats' proof package, and the entry it
+// proves: its checkpoint is opened with the verifier key and the entry's inclusion checked with
+// sumdb/tlog. Prints one line per check; exits 1 on the first failure.
 package main
 
 import (
@@ -15,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/transparency-dev/formats/proof"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -31,6 +35,10 @@ type input struct {
 		Note  string   `json:"note"`
 		Proof []string `json:"proof"`
 	} `json:"previous"`
+	TlogProofs []struct {
+		Line string `json:"line"`
+		Text string `json:"text"`
+	} `json:"tlog_proofs"`
 }
 
 type head struct {
@@ -86,6 +94,24 @@ func main() {
 	v, err := note.NewVerifier(in.Vkey)
 	if err != nil {
 		fail("note.NewVerifier: %v", err)
+	}
+	for _, t := range in.TlogProofs {
+		var p proof.TLogProof
+		if err := p.Unmarshal([]byte(t.Text)); err != nil {
+			fail("tlog-proof: %v", err)
+		}
+		h := open(string(p.Checkpoint), v)
+		path := make(tlog.RecordProof, len(p.Hashes))
+		for i, x := range p.Hashes {
+			path[i] = tlog.Hash(x)
+		}
+		if err := tlog.CheckRecord(path, h.size, h.root, int64(p.Index), tlog.RecordHash([]byte(t.Line))); err != nil {
+			fail("tlog-proof inclusion of entry %d: %v", p.Index, err)
+		}
+		fmt.Printf("ok tlog-proof %s %d in %d\n", h.origin, p.Index, h.size)
+	}
+	if in.Note == "" {
+		return
 	}
 	cp := open(in.Note, v)
 	fmt.Printf("ok note %s %d %s signed by %s\n", cp.origin, cp.size, cp.root, v.Name())
