@@ -27,6 +27,11 @@ export const witnessesOf = (text: string | undefined): Witness[] => {
   const names = witnesses.map((w) => `${w.key.name}+${w.key.id}`);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new InvalidAuditConfig(`CUSTODIAN_WITNESSES lists the witness ${twice.split('+')[0]} twice: list each witness once`);
+  // One key is one witness, whatever it is named: the same key under two names would count twice toward the quorum.
+  const keys = witnesses.map((w) => w.key.key.toString('hex'));
+  const shared = witnesses.find((_, i) => keys.indexOf(keys[i]!) !== i);
+  if (shared)
+    throw new InvalidAuditConfig(`CUSTODIAN_WITNESSES lists the key of the witness ${shared.key.name} under two names: one key is one witness, list it once`);
   return witnesses;
 };
 

@@ -8,7 +8,7 @@ import { registerWitnessMetrics } from '../../../adapters/metrics/witness-metric
 import { startWitnessSubmitter, type SignedCheckpoint } from '../../../adapters/witness/submitter.ts';
 import { checkpointText } from '../../../domain/audit/entries.ts';
 import { consistencyProof, leafHash, rootOf, type NodeSource } from '../../../domain/audit/merkle.ts';
-import { ED25519, formatNote, noteKey, parseNote, rawEd25519, signatureLine, signedBy } from '../../../domain/audit/note.ts';
+import { COSIGNATURE_V1, ED25519, formatNote, noteKey, parseNote, rawEd25519, signatureLine, signedBy, vkeyOf } from '../../../domain/audit/note.ts';
 import { addCheckpointBody, readWitnessAnswer, resendFrom, retryDelayMs } from '../../../domain/audit/witness-protocol.ts';
 import { startWitness } from '../../support/witness.ts';
 
@@ -80,6 +80,12 @@ describe('CUSTODIAN_WITNESSES, _QUORUM and _INTERVAL_MS', () => {
     for (const url of ['ftp://w.example', 'https://w.example/?a=1', 'https://u:p@w.example', 'not a url'])
       expect(() => witnessesOf(`${w1.vkey}=${url}`)).toThrow(InvalidAuditConfig);
     expect(() => witnessesOf(`${w1.vkey} ${w1.vkey}=http://127.0.0.1:1`)).toThrow(/twice/);
+  });
+
+  it('one key is one witness: the same key under another name is refused (it would count twice toward the quorum)', () => {
+    const alias = vkeyOf(noteKey('witness.example/alias', COSIGNATURE_V1, witnessesOf(w1.vkey)[0]!.key.key));
+    expect(witnessesOf(alias)[0]!.key.name).toBe('witness.example/alias');
+    expect(() => witnessesOf(`${w1.vkey}=http://127.0.0.1:1 ${alias}=http://127.0.0.1:2`)).toThrow(/under two names/);
   });
 
   it('the quorum is every witness with a URL unless set, from 1 to the witnesses listed', () => {
