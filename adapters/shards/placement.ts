@@ -1,0 +1,106 @@
+import type pg from 'pg';
+
+/** Where a tenant lives: its database, and the database it is being moved to, if any. */
+export interface Placement {
+  readonly tenant: string;
+  readonly database: string;
+  readonly movingTo: string | null;
+}
+
+/** The advisory lock every placement and move takes on the control database (one placement at a time). */
+const PLACEMENT_LOCK = 0x6375_7374_0001n;
+
+/**
+ * The placement table on the control database: tenant → database. Assigned under an advisory
+ * lock so two instances creating tenants at once count the same rows (as Marten's
+ * `mt_tenant_assignments`).
+ */
+export const placementStore = async (pool: pg.Pool) => {
+  await pool.query(`CREATE TABLE IF NOT EXISTS custodian_placement (
+    tenant text PRIMARY KEY,
+    database text NOT NULL,
+    placed_ms bigint NOT NULL,
+    moving_to text
+  )`);
+  const row = (r: { tenant: string; database: string; moving_to: string | null }): Placement => ({
+    tenant: r.tenant,
+    database: r.database,
+    movingTo: r.moving_to,
+  });
+
+  return {
+    async ping(): Promise<void> {
+      await pool.query('SELECT 1');
+    },
+
+    async of(tenant: string): Promise<Placement | null> {
+      const { rows } = await pool.query('SELECT tenant, database, moving_to FROM custodian_placement WHERE tenant = $1', [tenant]);
+      return rows[0] ? row(rows[0]) : null;
+    },
+
+    async all(): Promise<Placement[]> {
+      const { rows } = await pool.query('SELECT tenant, database, moving_to FROM custodian_placement ORDER BY tenant');
+      return rows.map(row);
+    },
+
+    /**
+     * Places `tenant` under the lock: where it already is (the caller forwards and the database
+     * answers that it exists), on `requested`, or on the database with the fewest tenants (ties
+     * by name). `create` makes the tenant there; the row is written only when it answers true,
+     * in the same control transaction, so a refused creation places nothing.
+     */
+    async place(
+      tenant: string,
+      requested: string | undefined,
+      names: readonly string[],
+      create: (database: string, existing: boolean) => Promise<boolean>,
+    ): Promise<string> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [PLACEMENT_LOCK.toString()]);
+        const { rows: existing } = await client.query<{ database: string }>('SELECT database FROM custodian_placement WHERE tenant = $1', [tenant]);
+        if (existing[0]) {
+          await client.query('COMMIT');
+          await create(existing[0].database, true);
+          return existing[0].database;
+        }
+        const { rows: counts } = await client.query<{ database: string; n: number }>(
+          'SELECT database, count(*)::int AS n FROM custodian_placement GROUP BY database',
+        );
+        const count = (name: string) => counts.find((c) => c.database === name)?.n ?? 0;
+        const database = requested ?? [...names].sort((a, b) => count(a) - count(b) || (a < b ? -1 : a > b ? 1 : 0))[0]!;
+        if (await create(database, false))
+          await client.query('INSERT INTO custodian_placement (tenant, database, placed_ms) VALUES ($1, $2, $3)', [tenant, database, Date.now()]);
+        await client.query('COMMIT');
+        return database;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+
+    /** Records a tenant found in a database with no placement row (its creation's instance died before it was written). */
+    async adopt(tenant: string, database: string): Promise<void> {
+      await pool.query('INSERT INTO custodian_placement (tenant, database, placed_ms) VALUES ($1, $2, $3) ON CONFLICT (tenant) DO NOTHING', [
+        tenant,
+        database,
+        Date.now(),
+      ]);
+    },
+
+    /** Marks a move begun (writes pause), or ended (null). */
+    async setMoving(tenant: string, to: string | null): Promise<void> {
+      await pool.query('UPDATE custodian_placement SET moving_to = $2 WHERE tenant = $1', [tenant, to]);
+    },
+
+    /** Switches the tenant to `to` and ends the move, in one statement. */
+    async switchTo(tenant: string, to: string): Promise<void> {
+      await pool.query('UPDATE custodian_placement SET database = $2, moving_to = NULL WHERE tenant = $1', [tenant, to]);
+    },
+  };
+};
+
+export type PlacementStore = Awaited<ReturnType<typeof placementStore>>;
