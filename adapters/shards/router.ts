@@ -21,10 +21,11 @@ export interface RouterDeps {
   readonly logger?: Logger;
 }
 
+/** A database the routing needed (the control database for a placement, a tenant database for a ticket) did not answer. */
 const UNAVAILABLE = {
   error: 'unavailable',
-  reason: 'the control database does not answer',
-  message: 'the control database does not answer: retry in a few seconds',
+  reason: 'a database this request needs does not answer',
+  message: 'a database this request needs does not answer: retry in a few seconds',
 };
 
 const MOVING = {
