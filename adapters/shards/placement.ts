@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { PLACEMENT_LOCK } from '../postgres/advisory-locks.ts';
 
 /** Where a tenant lives: its database, and the database it is being moved to, if any. */
 export interface Placement {
@@ -6,9 +7,6 @@ export interface Placement {
   readonly database: string;
   readonly movingTo: string | null;
 }
-
-/** The advisory lock every placement and move takes on the control database (one placement at a time). */
-const PLACEMENT_LOCK = 0x6375_7374_0001n;
 
 /**
  * The placement table on the control database: tenant → database. Assigned under an advisory
@@ -58,7 +56,7 @@ export const placementStore = async (pool: pg.Pool) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [PLACEMENT_LOCK.toString()]);
+        await client.query('SELECT pg_advisory_xact_lock($1)', [PLACEMENT_LOCK]);
         const { rows: existing } = await client.query<{ database: string }>('SELECT database FROM custodian_placement WHERE tenant = $1', [tenant]);
         if (existing[0]) {
           await client.query('COMMIT');
