@@ -34,6 +34,7 @@ import { authenticatedEventStore } from './eventstore/authenticated.ts';
 import { eventMacKeys } from './eventstore/event-macs.ts';
 import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
 import { inlineProjections } from './eventstore/inline-projections.ts';
+import type { InlineProjections } from './eventstore/postgres-group-commit.ts';
 import { instrumentedEventStore } from './eventstore/instrumented.ts';
 import { createMetrics, type CustodianMetrics } from './metrics/registry.ts';
 import { logFence } from '../queries/fence.ts';
@@ -91,6 +92,8 @@ export interface Cell {
   readonly clock: Clock;
   readonly relay: Relay | null;
   readonly metrics: CustodianMetrics;
+  /** The models written in an append's own transaction: a tenant copied in by a move writes them too. */
+  readonly inline: InlineProjections;
   /** The ids of the tenants whose state this cell holds. */
   tenants(): Promise<string[]>;
   close(): Promise<void>;
@@ -113,7 +116,8 @@ export const buildCell = async (o: CellOptions): Promise<Cell> => {
   // the append's own transaction, so a put answers without waiting for the runner; a store that
   // cannot share a transaction with them (memory, EventStoreDB) leaves them to the runner.
   const inline = o.eventStore ? [] : projections.filter((p) => p.inline);
-  const pgLog = o.eventStore ? null : await postgresEventStore(pool, { inline: inlineProjections(inline) });
+  const inlineModels = inlineProjections(inline);
+  const pgLog = o.eventStore ? null : await postgresEventStore(pool, { inline: inlineModels });
   const log = o.eventStore ?? pgLog!;
   // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
   const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
@@ -278,6 +282,7 @@ export const buildCell = async (o: CellOptions): Promise<Cell> => {
     clock,
     relay,
     metrics,
+    inline: inlineModels,
     tenants: () => tenantIds(db),
     async close() {
       if (retentionTimer) clearInterval(retentionTimer);

@@ -5,7 +5,10 @@ import { PLACEMENT_LOCK } from '../postgres/advisory-locks.ts';
 export interface Placement {
   readonly tenant: string;
   readonly database: string;
+  /** A move under way (or interrupted): the tenant's writes pause until it ends. */
   readonly movingTo: string | null;
+  /** The database a finished move left the old copy in, until that copy is removed. */
+  readonly movedFrom: string | null;
 }
 
 /**
@@ -18,12 +21,14 @@ export const placementStore = async (pool: pg.Pool) => {
     tenant text PRIMARY KEY,
     database text NOT NULL,
     placed_ms bigint NOT NULL,
-    moving_to text
+    moving_to text,
+    moved_from text
   )`);
-  const row = (r: { tenant: string; database: string; moving_to: string | null }): Placement => ({
+  const row = (r: { tenant: string; database: string; moving_to: string | null; moved_from: string | null }): Placement => ({
     tenant: r.tenant,
     database: r.database,
     movingTo: r.moving_to,
+    movedFrom: r.moved_from,
   });
 
   return {
@@ -32,12 +37,12 @@ export const placementStore = async (pool: pg.Pool) => {
     },
 
     async of(tenant: string): Promise<Placement | null> {
-      const { rows } = await pool.query('SELECT tenant, database, moving_to FROM custodian_placement WHERE tenant = $1', [tenant]);
+      const { rows } = await pool.query('SELECT tenant, database, moving_to, moved_from FROM custodian_placement WHERE tenant = $1', [tenant]);
       return rows[0] ? row(rows[0]) : null;
     },
 
     async all(): Promise<Placement[]> {
-      const { rows } = await pool.query('SELECT tenant, database, moving_to FROM custodian_placement ORDER BY tenant');
+      const { rows } = await pool.query('SELECT tenant, database, moving_to, moved_from FROM custodian_placement ORDER BY tenant');
       return rows.map(row);
     },
 
@@ -94,9 +99,14 @@ export const placementStore = async (pool: pg.Pool) => {
       await pool.query('UPDATE custodian_placement SET moving_to = $2 WHERE tenant = $1', [tenant, to]);
     },
 
-    /** Switches the tenant to `to` and ends the move, in one statement. */
+    /** Switches the tenant to `to` and ends the pause, in one statement; the old copy is named until it is removed. */
     async switchTo(tenant: string, to: string): Promise<void> {
-      await pool.query('UPDATE custodian_placement SET database = $2, moving_to = NULL WHERE tenant = $1', [tenant, to]);
+      await pool.query('UPDATE custodian_placement SET moved_from = database, database = $2, moving_to = NULL WHERE tenant = $1', [tenant, to]);
+    },
+
+    /** The old copy is gone: the move is over. */
+    async removed(tenant: string): Promise<void> {
+      await pool.query('UPDATE custodian_placement SET moved_from = NULL WHERE tenant = $1', [tenant]);
     },
   };
 };

@@ -9,6 +9,7 @@ import { cellPoolMax, type TenantDatabase } from './databases-env.ts';
 import { placementCache } from './placement-cache.ts';
 import { placementStore } from './placement.ts';
 import { shardRouter } from './router.ts';
+import { tenantMover } from './move.ts';
 
 /** A cell's connect gives up after this long, so a database that stops answering is a 503, not a hung request. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -39,11 +40,20 @@ export const startShardedService = async (
     throw error;
   }
   const cells = cellsOf(byName);
-  const placements = placementCache(placement, Number(process.env.CUSTODIAN_PLACEMENT_TTL_MS ?? 1000));
-  const server = http.createServer(
-    { requireHostHeader: false },
-    shardRouter({ cells, placement, placements, adminKey: o.adminKey, ...(o.logger ? { logger: o.logger } : {}) }),
-  );
+  const ttlMs = Number(process.env.CUSTODIAN_PLACEMENT_TTL_MS ?? 1000);
+  const placements = placementCache(placement, ttlMs);
+  const logger = o.logger ? { logger: o.logger } : {};
+  const move = tenantMover({
+    cells,
+    control,
+    placement,
+    placements,
+    adminKey: o.adminKey,
+    ttlMs,
+    graceMs: Number(process.env.CUSTODIAN_MOVE_GRACE_MS ?? 2000),
+    ...logger,
+  });
+  const server = http.createServer({ requireHostHeader: false }, shardRouter({ cells, placement, placements, adminKey: o.adminKey, move, ...logger }));
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
