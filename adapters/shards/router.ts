@@ -100,7 +100,16 @@ export const shardRouter = (deps: RouterDeps) => {
     if (!placed) return cells.first.app.routing(req, res);
     const cell = cells.byName.get(placed.database);
     if (!cell) return sendJson(res, 503, { ...UNAVAILABLE, reason: `the tenant's database ${placed.database} is not in CUSTODIAN_DATABASES` });
-    if (admin && method === 'POST' && deps.move && /^\/v1\/tenants\/[^/]+\/move$/.test(path)) return deps.move(req, res, placed.tenant);
+    if (method === 'POST' && deps.move && /^\/v1\/tenants\/[^/]+\/move$/.test(path)) {
+      if (!admin)
+        return sendJson(
+          res,
+          401,
+          { error: 'unauthorized', message: 'moving a tenant needs the admin key: send it as Authorization: Bearer <key>' },
+          { connection: 'close' },
+        );
+      return deps.move(req, res, placed.tenant);
+    }
     if (placed.movingTo !== null && method !== 'GET' && method !== 'HEAD') return sendJson(res, 503, MOVING, { 'retry-after': '1' });
     if (method === 'GET' && /^\/v1\/tenants\/[^/]+$/.test(path)) {
       const answer = await cell.app.inject({ method: 'GET', url: req.url ?? path, headers: forwardedHeaders(req) });
