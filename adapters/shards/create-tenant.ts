@@ -3,20 +3,8 @@ import { MAX_ADMIN_BODY_BYTES } from '../http/body-limits.ts';
 import type { Cells } from './cells.ts';
 import { forwardedHeaders, readBody, sendInjected, sendJson } from './http-io.ts';
 import type { PlacementStore } from './placement.ts';
+import { adoptIfHeld } from './adopt.ts';
 import type { LightMyRequestResponse } from 'fastify';
-
-/** Whether a database holds a tenant of this id with no placement row (its creator died before writing it). */
-const orphanIn = async (cells: Cells, tenant: string): Promise<string | undefined> => {
-  for (const name of cells.names) {
-    const found = await cells.byName
-      .get(name)!
-      .db.query('SELECT 1 FROM rm_tenants WHERE id = $1', [tenant])
-      .then((r) => r.rows.length > 0)
-      .catch(() => false);
-    if (found) return name;
-  }
-  return undefined;
-};
 
 /**
  * `POST /v1/tenants` (the admin key already checked): places the tenant — on `database` when
@@ -54,10 +42,7 @@ export const createTenant = async (req: IncomingMessage, res: ServerResponse, ce
     });
   }
   const tenant = fields.id;
-  if (!(await placement.of(tenant))) {
-    const orphan = await orphanIn(cells, tenant);
-    if (orphan) await placement.adopt(tenant, orphan);
-  }
+  if (!(await placement.of(tenant))) await adoptIfHeld(cells, placement, tenant);
   let answer: LightMyRequestResponse | undefined;
   const placed = await placement.place(tenant, database, cells.names, async (name) => {
     answer = await inject(name, JSON.stringify(rest));

@@ -85,13 +85,17 @@ export const placementStore = async (pool: pg.Pool) => {
       }
     },
 
-    /** Records a tenant found in a database with no placement row (its creation's instance died before it was written). */
-    async adopt(tenant: string, database: string): Promise<void> {
-      await pool.query('INSERT INTO custodian_placement (tenant, database, placed_ms) VALUES ($1, $2, $3) ON CONFLICT (tenant) DO NOTHING', [
-        tenant,
-        database,
-        Date.now(),
-      ]);
+    /**
+     * Records tenants found in a database with no placement row: those of a database that held
+     * every tenant before CUSTODIAN_DATABASES named it, or one whose creating instance died
+     * before writing its row. A tenant already placed keeps its row.
+     */
+    async adopt(tenants: readonly string[], database: string): Promise<void> {
+      if (tenants.length === 0) return;
+      await pool.query(
+        'INSERT INTO custodian_placement (tenant, database, placed_ms) SELECT t, $2, $3 FROM unnest($1::text[]) AS t ON CONFLICT (tenant) DO NOTHING',
+        [tenants, database, Date.now()],
+      );
     },
 
     /** Marks a move begun (writes pause), or ended (null). */

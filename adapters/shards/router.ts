@@ -4,6 +4,7 @@ import { adminKeyMatches } from '../http/auth.ts';
 import { isDatabaseUnavailable } from '../http/database-unavailable.ts';
 import { ticketHash } from '../../domain/shared/hash.ts';
 import type { Cells } from './cells.ts';
+import { adoptIfHeld } from './adopt.ts';
 import { createTenant } from './create-tenant.ts';
 import { clockEverywhere, consoleTenants, health, metricsOfAll } from './fan-out.ts';
 import { forwardedHeaders, sendInjected, sendJson } from './http-io.ts';
@@ -96,7 +97,9 @@ export const shardRouter = (deps: RouterDeps) => {
       (isAgentPath(path) ? tenantOfAgentKey(req.headers.authorization) : undefined) ??
       (isTicketPath(path) ? await tenantOfTicket(req.headers.authorization) : undefined);
     // Nothing a tenant owns (docs, the audit key), or a tenant no database holds: any cell answers alike.
-    const placed = tenant === undefined ? null : await deps.placements.of(tenant);
+    let placed = tenant === undefined ? null : await deps.placements.of(tenant);
+    // A tenant a database holds with no placement (a database that held every tenant before it was named here) is placed where it is.
+    if (tenant !== undefined && !placed && (await adoptIfHeld(cells, deps.placement, tenant))) placed = await deps.placements.of(tenant);
     if (!placed) return cells.first.app.routing(req, res);
     const cell = cells.byName.get(placed.database);
     if (!cell) return sendJson(res, 503, { ...UNAVAILABLE, reason: `the tenant's database ${placed.database} is not in CUSTODIAN_DATABASES` });

@@ -5,6 +5,7 @@ import { buildCell, type Cell } from '../cell.ts';
 import { createPool } from '../postgres/pool.ts';
 import { reachableUrl, type Service, type ServiceOptions } from '../service.ts';
 import { cellsOf } from './cells.ts';
+import { adoptHeldTenants } from './adopt.ts';
 import { cellPoolMax, type TenantDatabase } from './databases-env.ts';
 import { placementCache } from './placement-cache.ts';
 import { placementStore } from './placement.ts';
@@ -40,6 +41,7 @@ export const startShardedService = async (
     throw error;
   }
   const cells = cellsOf(byName);
+  await adoptHeldTenants(cells, placement);
   const ttlMs = Number(process.env.CUSTODIAN_PLACEMENT_TTL_MS ?? 1000);
   const placements = placementCache(placement, ttlMs);
   const logger = o.logger ? { logger: o.logger } : {};

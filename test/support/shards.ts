@@ -51,10 +51,10 @@ export type ShardedInstance = Pick<TestService, 'url' | 'admin'> & Service & { r
  * Instances of the service over `databases`, all on one control database (a fresh one on the
  * run's server) and the same keys: stateless instances of one deployment.
  */
-export const shardedDeployment = async (databases: readonly TenantDatabase[]) => {
+export const shardedDeployment = async (databases: readonly TenantDatabase[], keys?: { masterKey: Buffer; auditKey: KeyObject }) => {
   const control = await freshDatabase();
-  const masterKey = randomBytes(32);
-  const auditKey: KeyObject = newAuditKey();
+  const masterKey = keys?.masterKey ?? randomBytes(32);
+  const auditKey: KeyObject = keys?.auditKey ?? newAuditKey();
   const instances: ShardedInstance[] = [];
   return {
     control,
