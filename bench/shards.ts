@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { startService, type Service } from '../adapters/service.ts';
 import { ADMIN, JOB, mintWith, newServiceKeys, provision, type BenchJob, type Json } from './api.ts';
-import { fmt, measure, reportFailures, row } from './harness.ts';
+import { fmt, measure, reportFailures, row, type Measured } from './harness.ts';
 
 const CLIENTS = 8;
 const TENANTS = 6;
@@ -18,10 +18,12 @@ const adminOf = (url: string) => async (path: string, body: unknown) => {
 };
 
 /** Puts over `clients` loops, each on its tenant's own scope, with tickets minted before the timed phase. */
-const puts = async (url: string, jobs: readonly BenchJob[], total: number, clients = CLIENTS, keyOf = (i: number) => `k-${i}`) => {
+export const puts = async (url: string, jobs: readonly BenchJob[], total: number, clients = CLIENTS, keyOf = (i: number) => `k-${i}`) => {
   const admin = adminOf(url);
   const per = Math.ceil(total / clients / 64) + 1;
-  const tickets = await Promise.all(Array.from({ length: clients }, (_, c) => Promise.all(Array.from({ length: per }, () => mintWith(admin, jobs[c % jobs.length]!)))));
+  const tickets = await Promise.all(
+    Array.from({ length: clients }, (_, c) => Promise.all(Array.from({ length: per }, () => mintWith(admin, jobs[c % jobs.length]!)))),
+  );
   const used = tickets.map(() => 0);
   const body = { note: 'x'.repeat(200) };
   return measure(clients, total, async (c, i) => {
@@ -45,35 +47,47 @@ const jobsOf = (n: number, prefix: string): BenchJob[] => Array.from({ length: n
 
 /**
  * Tenants on 1, 2 and 3 databases: puts/s and p99 at the same load (8 clients over 6 tenants)
- * on one database with no router, then through the router on 1, 2 and 3 databases; and a move
- * of a tenant of `moveRecords` records: how long it took and how long its writes paused. The
+ * on one database with no router, then through the router on 1, 2 and 3 databases, the four
+ * running side by side and measured in turn for `rounds` rounds (a shared machine drifts: taking
+ * them in turn spreads the drift over all); each row is the median round. Then a move of a
+ * tenant of `moveRecords` records: how long it took and how long its writes paused. The
  * databases are databases of one server on this machine: the rows show what routing costs, not
  * what separate servers would add.
  */
-export const benchShards = async (freshDatabase: (name: string) => Promise<string>, total: number, moveRecords: number) => {
-  console.log(`\n== Tenants on several databases: ${total} puts, ${CLIENTS} clients over ${TENANTS} tenants ==`);
+export const benchShards = async (freshDatabase: (name: string) => Promise<string>, total: number, moveRecords: number, rounds = 3) => {
+  console.log(`\n== Tenants on several databases: ${total} puts a round, ${rounds} rounds, ${CLIENTS} clients over ${TENANTS} tenants ==`);
   console.log(row(['databases', 'router', 'puts/s', 'p50 ms', 'p99 ms', 'vs 1 db']));
   const keys = newServiceKeys();
-  let base = 0;
-  for (const [n, routed] of [
+  const configs = [
     [1, false],
     [1, true],
     [2, true],
     [3, true],
-  ] as const) {
-    const control = await freshDatabase(`bench_shards_control_${n}_${routed ? 'r' : 'p'}`);
-    const databases = routed ? await Promise.all(Array.from({ length: n }, async (_, i) => ({ name: `db${i + 1}`, url: await freshDatabase(`bench_shards_${n}_${i + 1}`) }))) : [];
-    const svc: Service = await startService({ databaseUrl: control, databases, adminKey: ADMIN, ...keys, port: 0 });
-    try {
-      const jobs = jobsOf(TENANTS, `t${n}${routed ? 'r' : 'p'}-`);
-      for (const job of jobs) await provision(adminOf(svc.url), job);
-      const m = await puts(svc.url, jobs, total);
-      if (!routed) base = m.perSecond;
-      console.log(row([n, routed ? 'yes' : 'no', fmt(m.perSecond, 0), fmt(m.p50ms), fmt(m.p99ms), fmt(m.perSecond / base, 3)]));
-      reportFailures(`${n} databases`, m);
-    } finally {
-      await svc.close();
+  ] as const;
+  const services: Service[] = [];
+  try {
+    for (const [n, routed] of configs) {
+      const tag = `${n}${routed ? 'r' : 'p'}`;
+      const control = await freshDatabase(`bench_shards_control_${tag}`);
+      const databases = routed
+        ? await Promise.all(Array.from({ length: n }, async (_, i) => ({ name: `db${i + 1}`, url: await freshDatabase(`bench_shards_${tag}_${i + 1}`) })))
+        : [];
+      const svc = await startService({ databaseUrl: control, databases, adminKey: ADMIN, ...keys, port: 0 });
+      services.push(svc);
+      for (const job of jobsOf(TENANTS, 't-')) await provision(adminOf(svc.url), job);
     }
+    const results = configs.map(() => [] as Measured[]);
+    for (let round = 0; round < rounds; round++)
+      for (const [c, svc] of services.entries()) results[c]!.push(await puts(svc.url, jobsOf(TENANTS, 't-'), total, CLIENTS, (i) => `r${round}-${i}`));
+    const median = (ms: Measured[]) => [...ms].sort((x, y) => x.perSecond - y.perSecond)[Math.floor(ms.length / 2)]!;
+    const base = median(results[0]!).perSecond;
+    for (const [c, [n, routed]] of configs.entries()) {
+      const m = median(results[c]!);
+      console.log(row([n, routed ? 'yes' : 'no', fmt(m.perSecond, 0), fmt(m.p50ms), fmt(m.p99ms), fmt(m.perSecond / base, 3)]));
+      for (const r of results[c]!) reportFailures(`${n} databases`, r);
+    }
+  } finally {
+    for (const svc of services) await svc.close();
   }
 
   const control = await freshDatabase('bench_move_control');

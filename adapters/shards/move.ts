@@ -8,11 +8,12 @@ import { readBody, sendJson } from './http-io.ts';
 import type { PlacementCache } from './placement-cache.ts';
 import type { PlacementStore } from './placement.ts';
 import { copyTenant, MoveRefused, purgeTenant, tenantEventCount } from './tenant-copy.ts';
-import type pg from 'pg';
+import pg from 'pg';
 
 export interface MoveDeps {
   readonly cells: Cells;
-  readonly control: pg.Pool;
+  /** The control database's URL: each move holds its lock on a connection of its own, outside the routing's pool. */
+  readonly controlUrl: string;
   readonly placement: PlacementStore;
   readonly placements: PlacementCache;
   readonly adminKey: string;
@@ -76,7 +77,9 @@ export const tenantMover = (deps: MoveDeps) => async (req: IncomingMessage, res:
     });
 
   // One move of a tenant at a time, across instances: a session lock, let go if this instance dies.
-  const lock = await deps.control.connect();
+  const lock = new pg.Client({ connectionString: deps.controlUrl });
+  lock.on('error', () => undefined);
+  await lock.connect();
   try {
     const { rows } = await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [PLACEMENT_LOCK, tenant]);
     if (!rows[0]!.ok)
@@ -92,7 +95,7 @@ export const tenantMover = (deps: MoveDeps) => async (req: IncomingMessage, res:
       await lock.query('SELECT pg_advisory_unlock($1, hashtext($2))', [PLACEMENT_LOCK, tenant]).catch(() => undefined);
     }
   } finally {
-    lock.release();
+    await lock.end().catch(() => undefined);
   }
 };
 

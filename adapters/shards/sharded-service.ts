@@ -55,7 +55,7 @@ export const startShardedService = async (
   const logger = o.logger ? { logger: o.logger } : {};
   const move = tenantMover({
     cells,
-    control,
+    controlUrl: o.databaseUrl,
     placement,
     placements,
     adminKey: o.adminKey,

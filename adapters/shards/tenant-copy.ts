@@ -6,8 +6,12 @@ import { inTransaction } from '../postgres/pool.ts';
 /** A tenant that cannot be moved as it is (a stream of it holds another tenant's events). */
 export class MoveRefused extends Error {}
 
-/** Every stream holding the tenant's events. */
-const STREAMS = `SELECT DISTINCT stream FROM custodian_events WHERE metadata->>'tenant' = $1`;
+/**
+ * Every stream of the tenant: each is named `<kind>:<tenant>[:…]` (a tenant id has no colon),
+ * read from the stream heads, not by scanning the log. The check after the copy counts the
+ * tenant's events by their metadata, so a stream named otherwise fails the move, never escapes it.
+ */
+const STREAMS = `SELECT stream FROM custodian_streams WHERE split_part(stream, ':', 2) = $1`;
 
 /** The tenant's rows of each table outside the log, as the source database holds them. */
 const SIDE_TABLES: readonly { table: string; where: string; by: 'stream' | 'tenant' }[] = [
