@@ -38,11 +38,23 @@ export const startShardedService = async (
   const poolMax = cellPoolMax(o.poolMax ?? 20, o.databases.length);
   const byName = new Map<string, Cell>();
   try {
-    for (const d of o.databases)
-      byName.set(
-        d.name,
-        await buildCell({ ...o, databaseUrl: d.url, databaseName: d.name, poolMax, connectTimeoutMs: CONNECT_TIMEOUT_MS, publicUrl: () => url }),
-      );
+    // Every tenant database must answer when an instance starts (its tables are made then); once
+    // running, one that stops answering costs only its own tenants.
+    for (const d of o.databases) {
+      const cell = await buildCell({
+        ...o,
+        databaseUrl: d.url,
+        databaseName: d.name,
+        poolMax,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        publicUrl: () => url,
+      }).catch((error: unknown) => {
+        throw new Error(`tenant database ${d.name} (CUSTODIAN_DATABASES) cannot be used: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      });
+      byName.set(d.name, cell);
+    }
   } catch (error) {
     for (const cell of byName.values()) await cell.close();
     await control.end();
