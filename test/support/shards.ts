@@ -58,6 +58,8 @@ export const shardedDeployment = async (databases: readonly TenantDatabase[], ke
   const instances: ShardedInstance[] = [];
   return {
     control,
+    masterKey,
+    auditKey,
     async instance(): Promise<ShardedInstance> {
       const service = (await startService({
         databaseUrl: control.url,

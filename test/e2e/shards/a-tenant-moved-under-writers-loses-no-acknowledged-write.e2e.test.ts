@@ -1,3 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +9,8 @@ import { verifyConsistency } from '../../../domain/audit/merkle.ts';
 import { placementStore } from '../../../adapters/shards/placement.ts';
 import { copyTenant } from '../../../adapters/shards/tenant-copy.ts';
 import { caller, type Caller } from '../../support/records.ts';
-import type { TestService } from '../../support/service.ts';
+import { freePort } from '../../support/free-port.ts';
+import { ADMIN_KEY, type TestService } from '../../support/service.ts';
 import { shardedDeployment, startTenantServers, type ShardedInstance, type TenantServer } from '../../support/shards.ts';
 
 let servers: TenantServer[] = [];
@@ -56,7 +61,12 @@ beforeAll(async () => {
   b = await deployment.instance();
 }, 180_000);
 
+let child: ChildProcess | null = null;
+const childDir = mkdtempSync(path.join(tmpdir(), 'custodian-shards-child-'));
+
 afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  rmSync(childDir, { recursive: true, force: true });
   await deployment?.close();
   for (const s of servers) await s.remove();
 });
@@ -174,6 +184,71 @@ describe('a tenant moved between databases', () => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body.version).toBe(2);
     await control.end();
+  }, 300_000);
+
+  it('leaves a tenant whole on its database when the instance moving it is killed (kill -9), and the move run again on another instance completes', async () => {
+    await newTenant('killed', 'db1');
+    const w = await caller(a as unknown as TestService, 'killed');
+    for (let i = 0; i < 5; i++) expect((await w.rec({ op: 'put', scope: 'tenant', record_key: `k${i}`, body: { i }, expect: 0 })).status).toBe(200);
+    const total = (await eventCounts('killed')).db1!;
+    // A third instance, a process of its own (`custodian start`) on the same databases and keys.
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: deployment.control.url,
+      CUSTODIAN_DATABASES: servers.map((s) => `${s.name}=${s.url}`).join(','),
+      CUSTODIAN_DATA_DIR: childDir,
+      CUSTODIAN_ADMIN_KEY: ADMIN_KEY,
+      CUSTODIAN_MASTER_KEY: deployment.masterKey.toString('base64'),
+      CUSTODIAN_AUDIT_KEY: deployment.auditKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      LOG_LEVEL: 'warn',
+    };
+    delete env.KAFKA_BROKERS;
+    delete env.ESDB_URL;
+    const root = path.resolve(import.meta.dirname, '../../..');
+    child = spawn(process.execPath, [path.join(root, 'bin/custodian.js'), 'start'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const url = `http://127.0.0.1:${port}`;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the third instance exited with ${child.exitCode}`);
+      if (
+        await fetch(`${url}/healthz`)
+          .then((r) => r.ok)
+          .catch(() => false)
+      )
+        break;
+      await sleep(200);
+    }
+    // Its move begins (the pause is in the control database), then the process dies.
+    const control = new pg.Pool({ connectionString: deployment.control.url, max: 1 });
+    control.on('error', () => undefined);
+    const moving = fetch(`${url}/v1/tenants/killed/move`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'db2' }),
+    }).catch(() => null);
+    for (;;) {
+      const { rows } = await control.query('SELECT moving_to FROM custodian_placement WHERE tenant = $1', ['killed']);
+      if (rows[0]?.moving_to === 'db2') break;
+      await sleep(20);
+    }
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    expect(await moving).toBeNull();
+    await control.end();
+
+    // The tenant is whole on db1; its writes stay paused until the move is run again.
+    expect((await eventCounts('killed')).db1).toBe(total);
+    await sleep(1_100);
+    expect((await w.rec({ op: 'put', scope: 'tenant', record_key: 'k0', body: { i: 9 }, expect: 1 })).body.error).toBe('moving');
+    const again = await b.admin('POST', '/v1/tenants/killed/move', { to: 'db2' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(await eventCounts('killed')).toEqual({ db1: 0, db2: total, db3: 0 });
+    const put = await w.rec({ op: 'put', scope: 'tenant', record_key: 'k0', body: { i: 9 }, expect: 1 });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.version).toBe(2);
+    for (let i = 1; i < 5; i++) expect((await w.rec({ op: 'get', scope: 'tenant', record_key: `k${i}` })).body.record.body).toEqual({ i });
   }, 300_000);
 
   it('removes the old copy a mover stopped before removing (placement switched) when run again', async () => {
