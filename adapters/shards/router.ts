@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { adminKeyMatches } from '../http/auth.ts';
 import { isDatabaseUnavailable } from '../http/database-unavailable.ts';
 import { ticketHash } from '../../domain/shared/hash.ts';
+import { tenantOfTicketHash } from '../../queries/tenant-residence.ts';
 import type { Cells } from './cells.ts';
 import { adoptIfHeld } from './adopt.ts';
 import { createTenant } from './create-tenant.ts';
@@ -51,14 +52,10 @@ const ticketTenants = (cells: Cells) => {
     let failure: unknown;
     const found = await Promise.all(
       cells.names.map((name) =>
-        cells.byName
-          .get(name)!
-          .db.query<{ tenant: string }>('SELECT tenant FROM rm_calls WHERE ticket_hash = $1 LIMIT 1', [hash])
-          .then((r) => r.rows[0]?.tenant)
-          .catch((error: unknown) => {
-            failure = error;
-            return undefined;
-          }),
+        tenantOfTicketHash(cells.byName.get(name)!.db, hash).catch((error: unknown) => {
+          failure = error;
+          return undefined;
+        }),
       ),
     );
     const tenant = found.find((t) => t !== undefined);

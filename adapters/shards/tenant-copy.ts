@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { RecordedEvent } from '../../domain/ports/event-store.ts';
 import type { InlineProjections } from '../eventstore/postgres-group-commit.ts';
 import { inTransaction } from '../postgres/pool.ts';
+import { CALLS_OF_TENANT, deleteTenantModels } from '../../queries/tenant-residence.ts';
 
 /** A tenant that cannot be moved as it is (a stream of it holds another tenant's events). */
 export class MoveRefused extends Error {}
@@ -21,7 +22,7 @@ const SIDE_TABLES: readonly { table: string; where: string; by: 'stream' | 'tena
   { table: 'custodian_data_keys', where: 'tenant = $1', by: 'tenant' },
   { table: 'custodian_blobs', where: 'tenant = $1', by: 'tenant' },
   { table: 'custodian_blob_chunks', where: 'tenant = $1', by: 'tenant' },
-  { table: 'custodian_call_requests', where: 'call IN (SELECT call FROM rm_calls WHERE tenant = $1)', by: 'tenant' },
+  { table: 'custodian_call_requests', where: `call IN (${CALLS_OF_TENANT})`, by: 'tenant' },
 ];
 
 /** How many events the tenant has in this database. */
@@ -117,8 +118,8 @@ export const copyTenant = async (source: pg.Pool, target: pg.Pool, inline: Inlin
 
 /**
  * Removes every row of the tenant from a database: the copy a finished move left behind, or a
- * copy an interrupted move made and did not switch to. The read models' tables are found by
- * their `tenant` column (`rm_tenants` by `id`), so a model added later is removed too.
+ * copy an interrupted move made and did not switch to: the log's rows, the tables beside it and
+ * every read model's (queries/tenant-residence.ts), in one transaction.
  */
 export const purgeTenant = async (pool: pg.Pool, tenant: string): Promise<void> => {
   await inTransaction(pool, async (tx) => {
@@ -126,11 +127,6 @@ export const purgeTenant = async (pool: pg.Pool, tenant: string): Promise<void> 
     // Counters before the calls that name them.
     for (const { table, where, by } of [...SIDE_TABLES].reverse()) await tx.query(`DELETE FROM ${table} WHERE ${where}`, [by === 'stream' ? streams : tenant]);
     await tx.query('DELETE FROM custodian_events WHERE stream = ANY($1)', [streams]);
-    const { rows: models } = await tx.query<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.columns
-       WHERE table_schema = current_schema() AND table_name LIKE 'rm\\_%' AND column_name = 'tenant' ORDER BY table_name`,
-    );
-    for (const { table_name } of models) await tx.query(`DELETE FROM ${tx.escapeIdentifier(table_name)} WHERE tenant = $1`, [tenant]);
-    await tx.query('DELETE FROM rm_tenants WHERE id = $1', [tenant]);
+    await deleteTenantModels(tx, tenant);
   });
 };
