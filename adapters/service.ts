@@ -1,60 +1,17 @@
 import type { KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { revocationCommands } from '../commands/revocations.ts';
-import { complianceCommands } from '../commands/compliance.ts';
-import { auditQueries, auditSize } from '../queries/audit.ts';
-import { tenantIds } from '../queries/tenants.ts';
-import { chainVerifies } from '../domain/envelopes/block.ts';
-import { checkpointSigner, logNameOf, publicPem, receiptSigner } from './keys/audit-key.ts';
-import { witnessCommands } from '../commands/audit-witnesses.ts';
-import { receiptLogger } from '../commands/receipt-log.ts';
-import { vkeyOf } from '../domain/audit/note.ts';
-import type { Witness } from '../domain/audit/witness-protocol.ts';
-import { registerWitnessMetrics } from './metrics/witness-metrics.ts';
-import { startWitnessSubmitter } from './witness/submitter.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { jobCommands } from '../commands/jobs.ts';
-import { startupCommands } from '../commands/startup.ts';
-import { fileCommands } from '../commands/files.ts';
-import { fileRetention } from '../commands/file-retention.ts';
-import { resultCommands } from '../commands/results.ts';
-import { postgresBlobStore } from './blobs/postgres.ts';
-import { tenantCommands } from '../commands/tenants.ts';
-import { recordCommands } from '../commands/records.ts';
-import { readAudit } from '../commands/read-audit.ts';
-import { recordsService } from '../commands/records-service.ts';
-import { recordQueries } from '../queries/records.ts';
-import { admitTicket } from '../queries/admission.ts';
-import { postgresRequestCounter } from './postgres/call-requests.ts';
+import type { Witness } from '../domain/audit/witness-protocol.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
-import { allProjections } from '../projections/all.ts';
-import { createProjectionRunner, type ProjectionRunner } from '../projections/runner.ts';
-import { systemClock, testClock, type TestClock } from './clock/system.ts';
-import { postgresEventStore } from './eventstore/postgres.ts';
-import { authenticatedEventStore } from './eventstore/authenticated.ts';
-import { auditLinesStore } from './eventstore/audit-lines.ts';
-import { eventMacKeys } from './eventstore/event-macs.ts';
-import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
-import { inlineProjections } from './eventstore/inline-projections.ts';
-import { instrumentedEventStore } from './eventstore/instrumented.ts';
-import { createMetrics } from './metrics/registry.ts';
-import { logFence } from '../queries/fence.ts';
-import { buildServer, type CustodianServer } from './http/server.ts';
-import { createPool } from './postgres/pool.ts';
-import { applySchema } from './postgres/schema.ts';
-import { postgresSnapshots } from './postgres/snapshots.ts';
-import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
-import { postgresKeystore } from './keys/keystore.ts';
-import { envelopeMacs } from './keys/envelope-keys.ts';
-import { postgresReadModelStore } from './postgres/read-model-store.ts';
+import type { ProjectionRunner } from '../projections/runner.ts';
 import type { KafkaSettings } from './bus/kafka/client.ts';
-import { startKafkaRelay } from './bus/kafka/relay.ts';
-import { collectionsService } from '../commands/collections.ts';
-import { agentKeyCommands } from '../commands/collections-keys.ts';
-import { auditorKeyCommands } from '../commands/auditor-keys.ts';
 import type { Relay } from './bus/relay.ts';
+import type { CustodianServer } from './http/server.ts';
+import { buildCell } from './cell.ts';
+import type { TenantDatabase } from './shards/databases-env.ts';
+import { startShardedService } from './shards/sharded-service.ts';
 
 export interface ServiceOptions {
   readonly databaseUrl: string;
@@ -82,6 +39,10 @@ export interface ServiceOptions {
   readonly eventStore?: EventStore;
   /** When set, a relay publishes every committed event to this Kafka topic (SPEC §10). */
   readonly kafka?: KafkaSettings;
+  /** CUSTODIAN_DATABASES: the tenant databases by name; absent or empty, the tenants live in the control database. */
+  readonly databases?: readonly TenantDatabase[];
+  /** CUSTODIAN_DB_POOL_MAX: the connections one instance holds across its tenant databases (default 20). */
+  readonly poolMax?: number;
 }
 
 export interface Service {
@@ -107,223 +68,13 @@ export const reachableUrl = (address: AddressInfo): string => {
   return `http://${host}:${address.port}`;
 };
 
-/** The composition root: wires adapters to ports and starts the projections and the server. */
+/** The composition root: one cell on the control database, or (CUSTODIAN_DATABASES) a router over one cell per tenant database. */
 export const startService = async (o: ServiceOptions): Promise<Service> => {
-  const pool = createPool(o.databaseUrl, 20);
-  // The schema first, once, before any adapter touches the database (none migrates on its own).
-  await applySchema(pool);
-  const db = postgresReadModelStore(pool);
-  const keystore = await postgresKeystore(pool, o.masterKey);
-  const projections = allProjections({ sealer: keystore });
-  // On PostgreSQL the models that say they are inline (the ones a put's answer promises: the
-  // list index, versions, request keys, the dedupe filter of a list, renewals) are written in
-  // the append's own transaction, so a put answers without waiting for the runner; a store that
-  // cannot share a transaction with them (memory, EventStoreDB) leaves them to the runner.
-  const inline = o.eventStore ? [] : projections.filter((p) => p.inline);
-  const pgLog = o.eventStore ? null : await postgresEventStore(pool, { inline: inlineProjections(inline) });
-  const log = o.eventStore ?? pgLog!;
-  // Every event is MACed on append and checked on every read (adapters/eventstore/authenticated.ts).
-  const eventKeys = eventMacKeys(o.secretsKey ?? o.masterKey);
-  if (log.name === 'postgres') await authenticateLegacyEvents(pool, eventKeys);
-  // Counted and timed outside the MAC layer: what /metrics shows is what was appended.
-  const metrics = createMetrics();
-  // Each unit's audit lines are built once, before it commits, and written with its events.
-  const store = instrumentedEventStore(auditLinesStore(authenticatedEventStore(log, eventKeys)), metrics);
-  const asyncProjections = projections.filter((p) => !inline.includes(p));
-  const macs = envelopeMacs(o.secretsKey ?? o.masterKey);
-  const clock: Clock & Partial<TestClock> = o.testClock ? testClock() : systemClock;
-  const runner = createProjectionRunner(store, db, asyncProjections, {
-    lagging: ['audit'],
-    // No put waits on these models (the records models are inline, admin answers use waitFor,
-    // which cuts the rest short): under load a cycle takes ~20 ms of events at once.
-    coalesceMs: Number(process.env.CUSTODIAN_RUNNER_COALESCE_MS ?? 20),
-    onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
-  });
-  runner.start();
-  const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
-  const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
-  // Snapshots beside a PostgreSQL log only: they name streams and revisions of that log.
-  const snapshots = inline.length > 0 ? await postgresSnapshots(pool) : null;
-  // A tenant not folded here starts from its MACed snapshot (tenant, revocation and compliance commands).
-  const tenantSnaps = snapshots ? tenantSnapshots(snapshots, macs) : undefined;
-  const records = recordCommands({
-    store,
-    db,
-    sealer: keystore,
-    clock,
-    retire: (...record) => compliance.retire(...record),
-    ...(snapshots ? { snapshots, snapshotMac: macs } : {}),
-    // Only the group committer writes a put's rows with its append; other stores keep the key written first.
-    keysWithAppend: pgLog !== null,
-    onError: (error) => o.logger?.error({ err: error }, 'scope snapshot failed'),
-  });
-  const blobs = await postgresBlobStore(pool, keystore);
-  const checkpoints = checkpointSigner(o.auditKey, logNameOf(o.logOrigin, o.auditKey));
-  const audit = auditQueries(db, checkpoints);
-  const configuredWitnesses = o.witnesses ?? [];
-  const submitted = configuredWitnesses.filter((w): w is Witness & { url: string } => w.url !== null);
-  const witnesses = witnessCommands({
-    store,
-    db,
-    audit,
-    witnesses: configuredWitnesses,
-    quorum: o.witnessQuorum ?? submitted.length,
-    now: () => clock.now(),
-  });
-  // Checkpoints pushed to each witness with a URL (c2sp.org/tlog-witness), beside the service: no write waits on it.
-  const submitter =
-    submitted.length > 0
-      ? startWitnessSubmitter({
-          witnesses: submitted,
-          intervalMs: o.witnessIntervalMs ?? 1000,
-          tenants: () => tenantIds(db),
-          logSize: (tenant) => auditSize(db, tenant),
-          checkpoint: (tenant, size) => audit.checkpoint(tenant, size),
-          consistency: async (tenant, from, to) => (await audit.consistency(tenant, from, to)).proof,
-          keep: (tenant, cp, witness, lines) => witnesses.keepAnswered(tenant, cp, witness, lines),
-          metrics: registerWitnessMetrics(
-            metrics,
-            submitted.map((w) => w.key.name),
-          ),
-          now: () => Date.now(),
-          ...(o.logger ? { logger: o.logger } : {}),
-        })
-      : null;
-  const prove = receiptLogger({ db, audit, witnesses });
-  const compliance = complianceCommands({
-    store,
-    db,
-    keystore,
-    clock,
-    receipts: receiptSigner(o.auditKey),
-    settle: (p) => runner.waitFor(p),
-    prove,
-    records,
-    files: fileRetention({ store, blobs, keystore, clock }),
-    ...(tenantSnaps ? { tenantSnapshots: tenantSnaps } : {}),
-  });
-  // Retention runs on the service clock, on an interval, for every tenant.
-  const retentionTimer =
-    (o.retentionIntervalMs ?? 0) > 0
-      ? setInterval(() => {
-          void (async () => {
-            for (const t of await tenantIds(db)) await compliance.retention(t);
-          })().catch((error) => o.logger?.error({ err: error }, 'retention run failed'));
-        }, o.retentionIntervalMs)
-      : null;
-  // Job states for a file read's label join and a result's threshold: the job commands' own (made below).
-  const files = fileCommands({ store, clock, blobs, jobs: (tenant, job) => jobs.folded(tenant, job) });
-  const jobs = jobCommands(
-    store,
-    clock,
-    macs,
-    (p) => runner.waitFor(p),
-    files.holds,
-    files,
-    snapshots ?? undefined,
-    (error) => o.logger?.error({ err: error }, 'job snapshot failed'),
-  );
+  if (o.databases && o.databases.length > 0) return startShardedService({ ...o, databases: o.databases });
   let url = '';
-  const app = await buildServer(
-    {
-      store,
-      db,
-      runner,
-      tenants: tenantCommands(store, clock, tenantSnaps),
-      jobs,
-      startup: startupCommands(jobs, clock, macs),
-      files,
-      results: resultCommands(files, store, (tenant, job) => jobs.folded(tenant, job)),
-      adminKey: o.adminKey,
-      testClock: o.testClock ? (clock as TestClock) : null,
-      relay: relayHealth,
-      publicUrl: () => url,
-      records: {
-        service: recordsService({
-          db,
-          counter: await postgresRequestCounter(pool),
-          admission: (ticket, blockRevisions) =>
-            pgLog
-              ? // Counted in the group committer's next transaction: concurrent requests share its COMMIT.
-                admitTicket({ query: async (text, params) => ({ rows: await pgLog.inBatch(text, params ?? []) }) }, ticket, blockRevisions, true)
-              : admitTicket(db, ticket, blockRevisions, false),
-          records,
-          queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
-          audit: readAudit(store, clock),
-          fence: logFence({
-            store,
-            chainVerifies: (tenant, chain) => chainVerifies(chain, macs(tenant)),
-            now: () => clock.now(),
-            ...(snapshots ? { snapshots, mac: macs } : {}),
-            onError: (error) => o.logger?.error({ err: error }, 'fence snapshot failed'),
-          }),
-          settle: (p) => runner.waitFor(p),
-          recordsInline: inline.length > 0,
-          ...(pgLog
-            ? {
-                cached: {
-                  guards: { alone: (guard) => pgLog.guardAlone(guard) },
-                  now: () => clock.now(),
-                },
-              }
-            : {}),
-        }),
-      },
-      revocations: revocationCommands({
-        store,
-        db,
-        clock,
-        receipts: receiptSigner(o.auditKey),
-        settle: (p) => runner.waitFor(p),
-        prove,
-        ...(tenantSnaps ? { tenantSnapshots: tenantSnaps } : {}),
-      }),
-      auditPublicKey: publicPem(o.auditKey),
-      auditVkey: vkeyOf(checkpoints.key),
-      audit,
-      witnesses,
-      auditors: auditorKeyCommands(store, () => clock.now()),
-      agent: {
-        collections: collectionsService({
-          store,
-          keys: keystore,
-          now: () => clock.now(),
-          ...(snapshots ? { snapshots, mac: macs, onError: (error: unknown) => o.logger?.error({ err: error }, 'agent snapshot failed') } : {}),
-        }),
-        keys: agentKeyCommands(store, () => clock.now()),
-        settle: (p) => runner.waitFor(p),
-      },
-      compliance: {
-        compliance,
-        store,
-        db,
-        sealer: keystore,
-        clock,
-        runner,
-      },
-    },
-    o.logger,
-    metrics,
-  );
+  const cell = await buildCell({ ...o, publicUrl: () => url });
+  const app = cell.app;
   await app.listen({ host: o.host ?? '127.0.0.1', port: o.port ?? 41873 });
-  const address = app.server.address() as AddressInfo;
-  url = reachableUrl(address);
-  return {
-    url,
-    pool,
-    store,
-    runner,
-    clock,
-    relay,
-    http: app,
-    async close() {
-      if (retentionTimer) clearInterval(retentionTimer);
-      await submitter?.stop();
-      await app.close();
-      await relay?.stop();
-      await runner.stop();
-      await store.close();
-      await pool.end();
-    },
-  };
+  url = reachableUrl(app.server.address() as AddressInfo);
+  return { url, pool: cell.pool, store: cell.store, runner: cell.runner, clock: cell.clock, relay: cell.relay, http: app, close: () => cell.close() };
 };

@@ -19,6 +19,7 @@ import { benchGrowth } from './growth/index.ts';
 import { benchScopes } from './scopes.ts';
 import { benchTiles } from './tiles.ts';
 import { benchAuditVerify } from './audit-verify.ts';
+import { benchShards } from './shards.ts';
 
 // `npm run bench`: figures as ratios against a baseline measured in the same run. Never part of `npm test`.
 const total = Number(process.env.BENCH_OPS ?? 3000);
@@ -37,8 +38,9 @@ const SECTIONS = [
   'growth',
   'tiles',
   'auditverify',
+  'shards',
 ];
-// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth,tiles,auditverify picks sections (default: all).
+// BENCH_ONLY=fit,eventstore,records,scopes,readload,idle,cold,rebuild,kafka,uploads,agent,growth,tiles,auditverify,shards picks sections (default: all).
 const only = (process.env.BENCH_ONLY ?? SECTIONS.join(',')).split(',');
 // The fit section is pure: it runs first and, alone, needs no database.
 if (only.includes('fit')) benchFit();
@@ -91,6 +93,9 @@ try {
     await benchColdPut(bigUrl, keys);
     await benchRebuildExport(bigUrl, keys);
   }
+  // Tenants on 1, 2 and 3 databases through the router against one database without it, and a move.
+  if (only.includes('shards'))
+    await benchShards((name) => freshDatabase(pool, name), Number(process.env.BENCH_SHARDS_OPS ?? 2000), Number(process.env.BENCH_MOVE_RECORDS ?? 10_000));
   if (only.includes('uploads')) await benchHostileUploads(await freshDatabase(pool, 'bench_uploads'));
   // Agent records (SPEC §12): put and query at 8 clients beside raw INSERT, query latency at 10,000 records.
   if (only.includes('agent')) await benchAgent(pool, await freshDatabase(pool, 'bench_agent'), Number(process.env.BENCH_AGENT_OPS ?? 2000));

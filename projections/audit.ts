@@ -89,6 +89,11 @@ const pendingLines = async (sql: Sql) =>
 const integrate = async (sql: Sql, memory: Memory): Promise<number> => {
   const lines = await pendingLines(sql);
   if (lines.length === 0) return 0;
+  // A tenant's pending lines start at its stored tree's size: an edge remembered at another size
+  // is stale (its tree was rebuilt, or the tenant moved out and back, by another process) and is read again.
+  const firstSeq = new Map<string, number>();
+  for (const l of lines) if (!firstSeq.has(l.tenant)) firstSeq.set(l.tenant, Number(l.seq));
+  for (const [tenant, seq] of firstSeq) if ((memory.edges.get(tenant)?.size ?? seq) !== seq) memory.edges.delete(tenant);
   await loadEdges(sql, memory, [...new Set(lines.map((l) => l.tenant))]);
   const nodes: { tenant: string[]; level: number[]; idx: number[]; hash: string[] } = { tenant: [], level: [], idx: [], hash: [] };
   const grown = new Set<string>();

@@ -9,6 +9,8 @@ import { kafkaSettingsFromEnv } from '../bus/kafka/client.ts';
 import { esdbEventStore } from '../eventstore/esdb.ts';
 import { stopOnSignal } from './signals.ts';
 import { EmbeddedPostgresUnreachable } from '../embedded-postgres/reachable.ts';
+import { parseDatabases } from '../shards/databases-env.ts';
+import { KAFKA_WITH_DATABASES } from '../shards/sharded-service.ts';
 
 /** A database that cannot start for a reason the user can fix: one line saying what to do, exit code 1. */
 const exitIfUnreachable = (error: unknown): never => {
@@ -47,10 +49,27 @@ export const start = async (opts: StartOptions) => {
     process.stderr.write(`custodian: ${error.message}\n`);
     process.exit(2);
   }
+  // CUSTODIAN_DATABASES places tenants on several databases; the data directory's (or DATABASE_URL) holds the placement.
+  let databases;
+  try {
+    databases = parseDatabases(process.env.CUSTODIAN_DATABASES);
+  } catch (error) {
+    process.stderr.write(`custodian: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const poolMax = Number(process.env.CUSTODIAN_DB_POOL_MAX ?? 20);
+  if (!Number.isInteger(poolMax) || poolMax < 1) {
+    process.stderr.write('custodian: CUSTODIAN_DB_POOL_MAX must be a whole number of connections, at least 1\n');
+    process.exit(2);
+  }
   // Set when management runs apart from the edges; a single server derives from the master key.
   const secretsKey = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : undefined;
 
   const kafka = kafkaSettingsFromEnv();
+  if (kafka && databases.length > 0) {
+    process.stderr.write(`custodian: ${KAFKA_WITH_DATABASES}\n`);
+    process.exit(2);
+  }
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line })).catch(exitIfUnreachable);
   if (db.borrowed)
     logger.warn(
@@ -70,6 +89,7 @@ export const start = async (opts: StartOptions) => {
     witnesses,
     witnessQuorum,
     witnessIntervalMs,
+    ...(databases.length > 0 ? { databases, poolMax } : {}),
     retentionIntervalMs: Number(process.env.CUSTODIAN_RETENTION_INTERVAL_MS ?? 10 * 60_000),
     ...(secretsKey ? { secretsKey } : {}),
     port,
@@ -79,7 +99,14 @@ export const start = async (opts: StartOptions) => {
     logger,
   });
   logger.info(
-    { url: service.url, embedded_postgres: db.embedded, data_dir: dataDir, event_store: service.store.name, kafka_topic: kafka?.topic ?? null },
+    {
+      url: service.url,
+      embedded_postgres: db.embedded,
+      data_dir: dataDir,
+      event_store: service.store.name,
+      kafka_topic: kafka?.topic ?? null,
+      databases: databases.map((d) => d.name),
+    },
     'custodian is listening',
   );
   if (admin.created) {

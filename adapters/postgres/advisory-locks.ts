@@ -15,3 +15,5 @@ export const PROJECTION_RUNNER_LOCK = 7243002;
 export const RELAY_LOCK = 7243003;
 /** A stream others append on the condition of (two-key, by stream): see `AppendConditions`. */
 export const WATCHED_STREAM_LOCK = 7243004;
+/** Placing a tenant on a tenant database (the control database's placement table): one placement at a time; two-key (by tenant), one move of a tenant at a time. */
+export const PLACEMENT_LOCK = 7243005;

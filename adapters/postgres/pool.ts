@@ -5,8 +5,9 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
 // bigint columns (positions, revisions) come back as JS numbers: they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export const createPool = (connectionString: string, max = 10): pg.Pool => {
-  const pool = new pg.Pool({ connectionString, max });
+/** `connectTimeoutMs`: a connect that takes longer fails (a server that stops answering is then a 503, not a wait). */
+export const createPool = (connectionString: string, max = 10, connectTimeoutMs?: number): pg.Pool => {
+  const pool = new pg.Pool({ connectionString, max, ...(connectTimeoutMs ? { connectionTimeoutMillis: connectTimeoutMs } : {}) });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor may a borrowed one between two queries (the pool listens only while a client is idle),
