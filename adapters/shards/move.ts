@@ -85,8 +85,12 @@ export const tenantMover = (deps: MoveDeps) => async (req: IncomingMessage, res:
     if (!rows[0]!.ok)
       return sendJson(
         res,
-        409,
-        { error: 'moving', reason: 'another move of this tenant is running', message: 'another move of this tenant is running: wait for it to end' },
+        503,
+        {
+          error: 'moving',
+          reason: 'another move of this tenant is running',
+          message: 'another move of this tenant is running: send the move again after Retry-After',
+        },
         { 'retry-after': '5' },
       );
     try {
