@@ -148,7 +148,8 @@ export const buildCell = async (o: CellOptions): Promise<Cell> => {
     onError: (projection, error) => o.logger?.error({ err: error, projection }, 'projection failed'),
   });
   runner.start();
-  const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger) : null;
+  // With several databases each cell relays its own log, its messages naming the database.
+  const relay = o.kafka ? await startKafkaRelay(store, pool, o.kafka, o.logger, o.databaseName) : null;
   const relayHealth = relay && o.kafka ? { topic: o.kafka.topic, position: () => relay.position() } : null;
   // Snapshots beside a PostgreSQL log only: they name streams and revisions of that log.
   const snapshots = inline.length > 0 ? await postgresSnapshots(pool) : null;

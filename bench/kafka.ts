@@ -124,7 +124,7 @@ export const benchKafka = async (pool: pg.Pool, url: string, puts: number) => {
     // Warm both paths alike: metadata and connections before the clock starts.
     await producer.send({ topic: rawTopic, acks: -1, messages: [encodeEvent(events[0]!)] });
     let t = performance.now();
-    for (let i = 0; i < n; i += 500) await producer.send({ topic: rawTopic, acks: -1, messages: events.slice(i, i + 500).map(encodeEvent) });
+    for (let i = 0; i < n; i += 500) await producer.send({ topic: rawTopic, acks: -1, messages: events.slice(i, i + 500).map((e) => encodeEvent(e)) });
     const rawPublish = rate(n, t);
     await producer.disconnect();
     const publisher = await kafkaPublisher(kafkaClient(settings(relayTopic)), relayTopic);

@@ -27,7 +27,8 @@ export interface Relay {
  * Each batch runs in one transaction that holds the target's lock: read after it, publish,
  * move it. Two relays on one target take turns on that lock instead of both publishing; a
  * crash after the publish and before the commit publishes that batch again, which consumers
- * drop by position (see the projection consumer).
+ * drop by position (see the projection consumer). A range in `custodian_relay_skips` (a
+ * tenant's events a move copied in, published already from the database it left) is stepped over.
  */
 export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Publisher, o: RelayOptions): Relay => {
   const batchSize = o.batchSize ?? 500;
@@ -41,23 +42,30 @@ export const createRelay = (store: EventStore, db: ReadModelStore, publisher: Pu
       await sql.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [RELAY_LOCK, o.target]);
       const { rows } = await sql.query<{ position: string }>('SELECT position FROM custodian_relay WHERE target = $1', [o.target]);
       const from = Number(rows[0]?.position ?? 0);
-      const events = await store.readAll(from, { limit: batchSize });
-      if (events.length === 0) return { position: from, published: 0 };
+      const read = await store.readAll(from, { limit: batchSize });
+      if (read.length === 0) return { position: from, published: 0, read: 0 };
+      const position = read.at(-1)!.position;
+      // Read after the events, so a move's copy this batch holds has its range here too (one transaction wrote both).
+      const { rows: skips } = await sql.query<{ first: string; last: string }>(
+        'SELECT first_position AS first, last_position AS last FROM custodian_relay_skips WHERE last_position > $1 AND first_position <= $2',
+        [from, position],
+      );
+      const skipped = (p: number) => skips.some((s) => p >= Number(s.first) && p <= Number(s.last));
+      const events = skips.length === 0 ? read : read.filter((e) => !skipped(e.position));
       await publisher.publish(events);
-      const position = events.at(-1)!.position;
       await sql.query('INSERT INTO custodian_relay (target, position) VALUES ($1, $2) ON CONFLICT (target) DO UPDATE SET position = EXCLUDED.position', [
         o.target,
         position,
       ]);
-      return { position, published: events.length };
+      return { position, published: events.length, read: read.length };
     });
 
   const drain = async () => {
     for (;;) {
-      const { position, published } = await batch();
+      const { position, published, read } = await batch();
       checkpoint = position;
       if (published > 0) o.onBatch?.(position, published);
-      if (published < batchSize) return position;
+      if (read < batchSize) return position;
     }
   };
 

@@ -10,7 +10,6 @@ import { esdbEventStore } from '../eventstore/esdb.ts';
 import { stopOnSignal } from './signals.ts';
 import { EmbeddedPostgresUnreachable } from '../embedded-postgres/reachable.ts';
 import { parseDatabases } from '../shards/databases-env.ts';
-import { KAFKA_WITH_DATABASES } from '../shards/sharded-service.ts';
 
 /** A database that cannot start for a reason the user can fix: one line saying what to do, exit code 1. */
 const exitIfUnreachable = (error: unknown): never => {
@@ -66,10 +65,6 @@ export const start = async (opts: StartOptions) => {
   const secretsKey = process.env.CUSTODIAN_SECRETS_KEY ? parseMasterKey(process.env.CUSTODIAN_SECRETS_KEY) : undefined;
 
   const kafka = kafkaSettingsFromEnv();
-  if (kafka && databases.length > 0) {
-    process.stderr.write(`custodian: ${KAFKA_WITH_DATABASES}\n`);
-    process.exit(2);
-  }
   const db = await openDatabase(dataDir, (line) => logger.debug({ postgres: line })).catch(exitIfUnreachable);
   if (db.borrowed)
     logger.warn(

@@ -87,6 +87,8 @@ export const MESSAGES: Readonly<Record<RefusalCode, (r: Fields) => string>> = {
   timeout: (r) => `${why(r, 'the request took too long to arrive')}: send it again, faster`,
   internal: () => 'the service failed on this request: nothing was done that you can see; try again, and tell the operator if it persists',
   unavailable: (r) => `${why(r, 'the service cannot answer now')}: try again shortly`,
+  moving: (r) => `${why(r, 'the tenant is being moved to another database')}: send the same request again after Retry-After`,
+  move_failed: (r) => `${why(r, 'the copy did not check out')}: the tenant stays where it was, unchanged; report the reason`,
 };
 
 /** The agent API's messages all start `records:` (its SDK throws that text as is). */

@@ -134,7 +134,20 @@ export const AgentAnswers = {
 export const IssuedKey = z.object({ key: z.string().meta({ description: 'shown once' }), id: z.string() });
 
 export const Answers = {
-  tenant: z.object({ tenant: Tenant }),
+  tenant: z.object({
+    tenant: Tenant,
+    database: z.string().optional().meta({ description: 'with several databases (CUSTODIAN_DATABASES): the one that holds the tenant' }),
+  }),
+  tenantMoved: z.object({
+    tenant: z.string(),
+    from: z.string().meta({ description: 'the database the tenant was on' }),
+    to: z.string().meta({ description: 'the database it is on now' }),
+    moved: z.boolean().meta({ description: 'false when it was already there (a pause or an old copy an interrupted move left was cleared)' }),
+    events: z.number().optional().meta({ description: 'the events copied' }),
+    audit: z.object({ size: z.number(), root: z.string() }).optional().meta({ description: "the tenant's audit tree at the move, the same on both sides" }),
+    paused_ms: z.number().optional().meta({ description: "how long the tenant's writes paused" }),
+    reason: z.string().optional(),
+  }),
   tenantPatched: z.object({ tenant: Tenant, revocation: RevocationAnswer.optional() }),
   plugin: z.object({ plugin: Plugin, install_gen: z.number() }),
   revocation: RevocationAnswer,

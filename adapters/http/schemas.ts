@@ -3,7 +3,7 @@ import { JsonValue } from './json-value.ts';
 import { AUDIT_KINDS } from '../../domain/audit/kinds.ts';
 import { TimeParam } from './time-param.ts';
 import { FitParams } from './fit-params.ts';
-import { AGENT_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
+import { AGENT_NAME, DATABASE_NAME, FUNCTION_NAME, JOB_ID, NAMED_PURPOSE, PLUGIN_NAME, TENANT_ID } from '../../domain/shared/names.ts';
 import { SUBJECT_PATTERNS } from '../../domain/shared/subjects.ts';
 import { FILE_REF } from '../../domain/files/ref.ts';
 
@@ -73,6 +73,14 @@ export const CallParams = JobParams.extend({ call: z.string().uuid() });
 export const CreateTenantBody = z.strictObject({
   id: z.string().regex(TENANT_ID, 'a tenant id is 1–63 of [a-z0-9_-]'),
   settings: TenantSettingsPatch.optional(),
+  database: z.string().regex(DATABASE_NAME, 'a database name is 1–40 of [a-z0-9_-], starting with a letter').optional().meta({
+    description:
+      'with several databases (CUSTODIAN_DATABASES): the one to place the tenant on; left out, the one with the fewest tenants. A deployment of one database refuses it',
+  }),
+});
+
+export const MoveTenantBody = z.strictObject({
+  to: z.string().regex(DATABASE_NAME, 'a database name is 1–40 of [a-z0-9_-], starting with a letter').meta({ description: 'the tenant database to move to' }),
 });
 
 export const InstallPluginBody = z.strictObject({

@@ -38,6 +38,8 @@ export const STATUS: Readonly<Record<RefusalCode, number>> = {
   tampered: 409,
   internal: 500,
   unavailable: 503,
+  moving: 503,
+  move_failed: 409,
 };
 
 /**

@@ -1,11 +1,10 @@
+import { DATABASE_NAME } from '../../domain/shared/names.ts';
+
 /** One tenant database named in CUSTODIAN_DATABASES. */
 export interface TenantDatabase {
   readonly name: string;
   readonly url: string;
 }
-
-/** A database's name: what placement rows, metrics labels and `POST /v1/tenants` `database` say. */
-export const DATABASE_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 /**
  * Parses `CUSTODIAN_DATABASES=<name>=<postgres URL>,…`: empty or unset means none (the tenants

@@ -7,7 +7,7 @@ import type { Cells } from './cells.ts';
 import { readBody, sendJson } from './http-io.ts';
 import type { PlacementCache } from './placement-cache.ts';
 import type { PlacementStore } from './placement.ts';
-import { copyTenant, MoveRefused, purgeTenant, tenantEventCount } from './tenant-copy.ts';
+import { copyTenant, MoveRefused, purgeTenant, tenantEventCount, tenantLastPosition } from './tenant-copy.ts';
 import pg from 'pg';
 
 export interface MoveDeps {
@@ -37,6 +37,25 @@ const checkpointOf = async (cell: Cell, tenant: string, adminKey: string): Promi
   if (answer.statusCode !== 200) throw new MoveCheckFailed(`the audit checkpoint answered ${answer.statusCode}: ${answer.body}`);
   const { size, root } = answer.json() as { size: number; root: string };
   return { size, root };
+};
+
+/** How long a move waits for the source's relay (Kafka) to publish the tenant's last event. */
+const RELAY_WAIT_MS = 30_000;
+
+/**
+ * With Kafka: waits until the source database's relay has published the tenant's last event, so
+ * the copies (new positions in the target) need not be published again. The writes are paused,
+ * so that event is final; a relay that cannot publish fails the move's check (nothing changes).
+ */
+const sourceRelayed = async (source: Cell, tenant: string): Promise<void> => {
+  if (!source.relay) return;
+  const last = await tenantLastPosition(source.pool, tenant);
+  const deadline = Date.now() + RELAY_WAIT_MS;
+  while ((await source.relay.drain().catch(() => 0)) < last) {
+    if (Date.now() > deadline)
+      throw new MoveCheckFailed(`the relay of the source database did not publish the tenant's events to Kafka within ${RELAY_WAIT_MS / 1000} s`);
+    await sleep(100);
+  }
 };
 
 const refuse = (res: ServerResponse, status: number, body: Record<string, unknown>) => sendJson(res, status, body);
@@ -85,8 +104,12 @@ export const tenantMover = (deps: MoveDeps) => async (req: IncomingMessage, res:
     if (!rows[0]!.ok)
       return sendJson(
         res,
-        409,
-        { error: 'moving', reason: 'another move of this tenant is running', message: 'another move of this tenant is running: wait for it to end' },
+        503,
+        {
+          error: 'moving',
+          reason: 'another move of this tenant is running',
+          message: 'another move of this tenant is running: send the move again after Retry-After',
+        },
         { 'retry-after': '5' },
       );
     try {
@@ -135,7 +158,8 @@ const move = async (deps: MoveDeps, res: ServerResponse, tenant: string, to: str
     if (already > 0 && already === sourceEvents) copied = { events: already };
     else {
       if (already > 0) await purgeTenant(target.pool, tenant);
-      copied = await copyTenant(source.pool, target.pool, target.inline, tenant);
+      await sourceRelayed(source, tenant);
+      copied = await copyTenant(source.pool, target.pool, target.inline, tenant, target.relay !== null);
     }
     const [sourceNow, targetEvents] = [await tenantEventCount(source.pool, tenant), await tenantEventCount(target.pool, tenant)];
     if (sourceNow !== targetEvents || targetEvents !== copied.events)

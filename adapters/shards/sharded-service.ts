@@ -13,13 +13,6 @@ import { placementStore } from './placement.ts';
 import { shardRouter } from './router.ts';
 import { tenantMover } from './move.ts';
 
-/**
- * Kafka consumers drop an event at or below the highest position their partition has seen; the
- * databases' positions are not one sequence, so a topic fed by several would lose events.
- */
-export const KAFKA_WITH_DATABASES =
-  'CUSTODIAN_DATABASES cannot be combined with Kafka yet (consumers order events by one log position, which several databases do not share): unset KAFKA_BROKERS or CUSTODIAN_DATABASES';
-
 /** A cell's connect gives up after this long, so a database that stops answering is a 503, not a hung request. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
@@ -31,7 +24,6 @@ const CONNECT_TIMEOUT_MS = 5_000;
 export const startShardedService = async (
   o: ServiceOptions & { readonly databases: readonly TenantDatabase[] },
 ): Promise<Service & { readonly cells: ReadonlyMap<string, Cell> }> => {
-  if (o.kafka) throw new Error(KAFKA_WITH_DATABASES);
   if (o.eventStore) throw new Error("CUSTODIAN_DATABASES places each tenant's log in its PostgreSQL database: unset ESDB_URL, or CUSTODIAN_DATABASES");
   const control = createPool(o.databaseUrl, 2);
   // The control database has the schema as every Custodian database does (the placement table in it).

@@ -28,6 +28,10 @@ const SIDE_TABLES: readonly { table: string; where: string; by: 'stream' | 'tena
   { table: 'custodian_audit_lines', where: 'tenant = $1', by: 'tenant' },
 ];
 
+/** The position of the tenant's last event in this database (0: none). */
+export const tenantLastPosition = async (pool: pg.Pool, tenant: string): Promise<number> =>
+  Number((await pool.query<{ p: string | null }>(`SELECT max(position) AS p FROM custodian_events WHERE metadata->>'tenant' = $1`, [tenant])).rows[0]!.p ?? 0);
+
 /** How many events the tenant has in this database. */
 export const tenantEventCount = async (pool: pg.Pool, tenant: string): Promise<number> =>
   Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_events WHERE metadata->>'tenant' = $1`, [tenant])).rows[0]!.n);
@@ -51,8 +55,16 @@ interface EventRow {
  * request counts and stored audit lines at their places; the inline models are written from the
  * copied events as an append writes them, and the target's projection runner builds the rest
  * (the audit tree from the stored lines, as it integrates any). Either all of it is in the target or none. Answers the events copied.
+ * `relayed`: the source's relay (Kafka) has published every one of these events already, so the
+ * target's relay is told to step over the copies (no consumer sees an event twice).
  */
-export const copyTenant = async (source: pg.Pool, target: pg.Pool, inline: InlineProjections, tenant: string): Promise<{ events: number; last: number }> => {
+export const copyTenant = async (
+  source: pg.Pool,
+  target: pg.Pool,
+  inline: InlineProjections,
+  tenant: string,
+  relayed = false,
+): Promise<{ events: number; last: number }> => {
   // One snapshot of the source: the events and side tables of one moment.
   const read = await inTransaction(source, async (tx) => {
     await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
@@ -120,6 +132,7 @@ export const copyTenant = async (source: pg.Pool, target: pg.Pool, inline: Inlin
       if (fusedStatement) await tx.query(fusedStatement.text, fusedStatement.params);
     }
     const last = first + read.events.length - 1;
+    if (relayed) await tx.query('INSERT INTO custodian_relay_skips (first_position, last_position) VALUES ($1, $2)', [first, last]);
     await tx.query(`SELECT pg_notify('custodian_events', $1)`, [String(last)]);
     return { events: read.events.length, last };
   });

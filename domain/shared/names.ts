@@ -1,4 +1,7 @@
 /** Identifier shapes shared by every aggregate; checked at the edge and again in the deciders. */
+/** A tenant database's name (CUSTODIAN_DATABASES): what placements, metrics labels and `database` in the API say. */
+export const DATABASE_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
+
 export const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const PLUGIN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;

@@ -44,6 +44,9 @@ export const REFUSAL_CODES = [
   // the edge's own answers, in the same shape: a request that never fully arrived, a fault
   'timeout',
   'internal',
+  // tenants on several databases: a tenant being moved, a move whose copy did not check out
+  'moving',
+  'move_failed',
   // the service's own: the read models did not reach an answer's events in time
   'unavailable',
 ] as const;

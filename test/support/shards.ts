@@ -7,6 +7,7 @@ import { newAuditKey } from '../../adapters/keys/audit-key.ts';
 import { startService, type Service } from '../../adapters/service.ts';
 import type { TenantDatabase } from '../../adapters/shards/databases-env.ts';
 import type { Cell } from '../../adapters/cell.ts';
+import type { KafkaSettings } from '../../adapters/bus/kafka/client.ts';
 import { freshDatabase } from './database.ts';
 import { ADMIN_KEY, type TestService } from './service.ts';
 
@@ -51,7 +52,7 @@ export type ShardedInstance = Pick<TestService, 'url' | 'admin'> & Service & { r
  * Instances of the service over `databases`, all on one control database (a fresh one on the
  * run's server) and the same keys: stateless instances of one deployment.
  */
-export const shardedDeployment = async (databases: readonly TenantDatabase[], keys?: { masterKey: Buffer; auditKey: KeyObject }) => {
+export const shardedDeployment = async (databases: readonly TenantDatabase[], keys?: { masterKey: Buffer; auditKey: KeyObject }, kafka?: KafkaSettings) => {
   const control = await freshDatabase();
   const masterKey = keys?.masterKey ?? randomBytes(32);
   const auditKey: KeyObject = keys?.auditKey ?? newAuditKey();
@@ -68,6 +69,7 @@ export const shardedDeployment = async (databases: readonly TenantDatabase[], ke
         masterKey,
         auditKey,
         port: 0,
+        ...(kafka ? { kafka } : {}),
       })) as Service & { readonly cells: ReadonlyMap<string, Cell> };
       const instance: ShardedInstance = {
         ...service,

@@ -28,7 +28,17 @@ export interface BusMessage {
   readonly headers: Record<string, string>;
 }
 
-export const encodeEvent = (e: RecordedEvent): BusMessage => ({
+/** The header naming the tenant database a message was relayed from (CUSTODIAN_DATABASES); absent with one database. */
+export const SOURCE_HEADER = 'database';
+
+/** The source database a message names ('' with one database): positions are one sequence per source. */
+export const sourceOf = (headers: Readonly<Record<string, Buffer | string | (Buffer | string)[] | undefined>> | undefined): string => {
+  const value = headers?.[SOURCE_HEADER];
+  const one = Array.isArray(value) ? value[0] : value;
+  return one === undefined ? '' : one.toString();
+};
+
+export const encodeEvent = (e: RecordedEvent, source?: string): BusMessage => ({
   key: e.stream,
   value: JSON.stringify({
     v: ENVELOPE_VERSION,
@@ -42,7 +52,12 @@ export const encodeEvent = (e: RecordedEvent): BusMessage => ({
     position: e.position,
     recorded_at: e.recorded_at,
   }),
-  headers: { position: String(e.position), type: e.type, schema_version: String(e.schema_version) },
+  headers: {
+    position: String(e.position),
+    type: e.type,
+    schema_version: String(e.schema_version),
+    ...(source === undefined ? {} : { [SOURCE_HEADER]: source }),
+  },
 });
 
 export type Decoded = { ok: true; event: RecordedEvent } | { ok: false; error: string };

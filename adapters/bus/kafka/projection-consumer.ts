@@ -2,7 +2,7 @@ import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { ReadModelStore, Sql } from '../../../domain/ports/read-model.ts';
 import type { Projection } from '../../../projections/projection.ts';
 import { applyEvent } from '../../../projections/runner.ts';
-import { decodeEvent } from './codec.ts';
+import { decodeEvent, sourceOf } from './codec.ts';
 
 export interface ProjectionConsumerOptions {
   readonly groupId: string;
@@ -29,9 +29,12 @@ export interface ProjectionConsumer {
  * crash keeps both or neither. The row, not Kafka, is the truth: Kafka's committed offset is
  * only moved after the transaction commits, so it can lag the row but never pass it, and a
  * message at or below the row's offset is dropped. A message whose event position is at or
- * below the highest already applied in its partition is dropped too: that is the relay
- * publishing a batch again after a crash (a stream always maps to one partition, so a
- * partition's positions only grow).
+ * below the highest already applied in its partition from its source database is dropped too:
+ * that is the relay publishing a batch again after a crash (a stream always maps to one
+ * partition, so a partition's positions of one database's log only grow). With several tenant
+ * databases each relays its own log, its messages naming it (`database` header): the positions
+ * of different databases are not one sequence, so each has its own high mark (one row per
+ * source; '' with one database, whose row also holds the partition's Kafka offset).
  */
 export const startProjectionConsumer = async (
   kafka: Kafka,
@@ -51,12 +54,15 @@ export const startProjectionConsumer = async (
          ON CONFLICT DO NOTHING`,
         [o.groupId, o.topic, partition],
       );
-      const { rows } = await sql.query<{ kafka_offset: string; position: string }>(
-        'SELECT kafka_offset, position FROM custodian_consumer_offsets WHERE group_id = $1 AND topic = $2 AND partition = $3 FOR UPDATE',
+      // The anchor row (source '') is locked first: chunks of one partition never interleave.
+      const { rows } = await sql.query<{ source: string; kafka_offset: string; position: string }>(
+        `SELECT source, kafka_offset, position FROM custodian_consumer_offsets WHERE group_id = $1 AND topic = $2 AND partition = $3
+         ORDER BY source FOR UPDATE`,
         [o.groupId, o.topic, partition],
       );
-      let offset = BigInt(rows[0]!.kafka_offset);
-      let position = Number(rows[0]!.position);
+      let offset = BigInt(rows.find((r) => r.source === '')!.kafka_offset);
+      const positions = new Map(rows.map((r) => [r.source, Number(r.position)]));
+      const appliedBy = new Map<string, number>();
       let applied = 0;
       for (const m of messages) {
         if (BigInt(m.offset) <= offset) continue;
@@ -64,18 +70,30 @@ export const startProjectionConsumer = async (
         // A message that is not an event of ours stops this partition here (and is reported)
         // rather than being stepped over: the read model must not silently miss an event.
         if (!decoded.ok) throw new Error(`${o.topic}[${partition}] offset ${m.offset}: ${decoded.error}`);
-        if (decoded.event.position > position) {
+        const source = sourceOf(m.headers);
+        if (decoded.event.position > (positions.get(source) ?? 0)) {
           for (const p of projections) await applyEvent(p, sql, decoded.event);
-          position = decoded.event.position;
+          positions.set(source, decoded.event.position);
+          appliedBy.set(source, (appliedBy.get(source) ?? 0) + 1);
           applied += 1;
         }
         offset = BigInt(m.offset);
       }
-      await sql.query(
-        `UPDATE custodian_consumer_offsets SET kafka_offset = $4, position = $5, applied = applied + $6
-         WHERE group_id = $1 AND topic = $2 AND partition = $3`,
-        [o.groupId, o.topic, partition, offset.toString(), position, applied],
-      );
+      await sql.query(`UPDATE custodian_consumer_offsets SET kafka_offset = $4 WHERE group_id = $1 AND topic = $2 AND partition = $3 AND source = ''`, [
+        o.groupId,
+        o.topic,
+        partition,
+        offset.toString(),
+      ]);
+      const sources = [...appliedBy.keys()];
+      if (sources.length > 0)
+        await sql.query(
+          `INSERT INTO custodian_consumer_offsets (group_id, topic, partition, source, kafka_offset, position, applied)
+           SELECT $1, $2, $3, s, -1, p, n FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS x(s, p, n)
+           ON CONFLICT (group_id, topic, partition, source) DO UPDATE SET position = EXCLUDED.position,
+             applied = custodian_consumer_offsets.applied + EXCLUDED.applied`,
+          [o.groupId, o.topic, partition, sources, sources.map((s) => positions.get(s)!), sources.map((s) => appliedBy.get(s)!)],
+        );
       return applied;
     });
 

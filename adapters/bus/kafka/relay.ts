@@ -6,11 +6,14 @@ import { createRelay, type Relay } from '../relay.ts';
 import { ensureTopic, kafkaClient, type KafkaSettings } from './client.ts';
 import { kafkaPublisher } from './publisher.ts';
 
-/** The relay to a Kafka topic, its checkpoint in PostgreSQL on `pool`; stopping it closes the producer. */
-export const startKafkaRelay = async (store: EventStore, pool: pg.Pool, settings: KafkaSettings, logger?: Logger): Promise<Relay> => {
+/**
+ * The relay to a Kafka topic, its checkpoint in PostgreSQL on `pool`; stopping it closes the
+ * producer. `source`: the tenant database's name (CUSTODIAN_DATABASES), carried by each message.
+ */
+export const startKafkaRelay = async (store: EventStore, pool: pg.Pool, settings: KafkaSettings, logger?: Logger, source?: string): Promise<Relay> => {
   const kafka = kafkaClient(settings, logger);
   await ensureTopic(kafka, settings);
-  const publisher = await kafkaPublisher(kafka, settings.topic);
+  const publisher = await kafkaPublisher(kafka, settings.topic, source);
   const db = postgresReadModelStore(pool);
   const relay = createRelay(store, db, publisher, {
     target: `kafka:${settings.topic}`,

@@ -4,10 +4,22 @@ import { getTenant, tenantAbsence } from '../../../queries/tenants.ts';
 import { statusOf } from '../status.ts';
 import type { HttpDeps } from '../deps.ts';
 import { answer } from '../reply.ts';
-import { CreateTenantBody, InstallPluginBody, KillParams, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
+import { CreateTenantBody, InstallPluginBody, KillParams, MoveTenantBody, RevocationsBody, TenantParams, TenantSettingsPatch } from '../schemas.ts';
 import { Answers, ok, refusals } from '../responses.ts';
 
 const security = [{ admin: [] }];
+
+/**
+ * What a deployment of one database answers to `database` and to a move. With several
+ * (CUSTODIAN_DATABASES) the router in front of each database answers both itself, so these
+ * routes are reached only when there is one.
+ */
+const oneDatabase = (field: string) => ({
+  error: 'invalid' as const,
+  field,
+  reason: 'this deployment has one database (CUSTODIAN_DATABASES is unset)',
+  message: `${field}: this deployment has one database (CUSTODIAN_DATABASES is unset), so tenants are not placed or moved: leave ${field} out, or name the tenant databases in CUSTODIAN_DATABASES=<name>=<postgres URL>,… and restart the instances (the operators' guide, "Tenants on several databases")`,
+});
 
 export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -19,18 +31,46 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         body: CreateTenantBody,
         security,
         tags: ['admin'],
-        summary: 'creates a tenant',
-        response: { ...ok(Answers.tenant, 'the tenant', 201), ...refusals(409) },
+        summary: 'creates a tenant; with several databases, places it on one (`database`, else the one with the fewest tenants)',
+        response: { ...ok(Answers.tenant, 'the tenant (and, with several databases, the database it was placed on)', 201), ...refusals(409) },
       },
     },
-    async (req, reply) =>
-      answer(
+    async (req, reply) => {
+      if (req.body.database !== undefined) return reply.code(400).send(oneDatabase('database'));
+      return answer(
         reply,
         deps.runner,
         await deps.tenants.create(req.body.id, req.body.settings ?? {}, { correlationId: req.id }),
         (v) => ({ tenant: v.tenant }),
         201,
-      ),
+      );
+    },
+  );
+
+  r.post(
+    '/v1/tenants/:t/move',
+    {
+      schema: {
+        params: TenantParams,
+        body: MoveTenantBody,
+        security,
+        tags: ['admin'],
+        summary:
+          'with several databases: moves the tenant to another database online (its writes answer 503 moving meanwhile; the copy is checked by event count and audit root before the switch)',
+        response: {
+          ...ok(Answers.tenantMoved, 'the move: from, to, the events copied, the audit tree at the move and how long writes paused'),
+          ...refusals(404, 409),
+        },
+      },
+    },
+    async (req, reply) => {
+      // The tenant is named first: a move of one that does not exist is its 404, whatever the deployment.
+      if (!(await getTenant(deps.db, req.params.t))) {
+        const absent = (await tenantAbsence(deps.db, req.params.t)) ?? { error: 'not_found', what: 'tenant' };
+        return reply.code(statusOf(absent)).send(absent);
+      }
+      return reply.code(400).send(oneDatabase('to'));
+    },
   );
 
   r.get(
@@ -40,7 +80,7 @@ export const tenantRoutes = (app: FastifyInstance, deps: HttpDeps) => {
         params: TenantParams,
         security,
         tags: ['admin'],
-        summary: 'reads a tenant and its settings',
+        summary: 'reads a tenant and its settings (with several databases, the one that holds it)',
         response: { ...ok(Answers.tenant, 'the tenant'), ...refusals(404) },
       },
     },

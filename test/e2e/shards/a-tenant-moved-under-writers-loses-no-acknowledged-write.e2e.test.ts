@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,44 @@ const tablesNaming = async (server: TenantServer, tenant: string): Promise<strin
   return out;
 };
 
+const root = path.resolve(import.meta.dirname, '../../..');
+
+/** `custodian <args>` against an instance, as an auditor runs it: a process of its own. */
+const cli = async (instance: ShardedInstance, ...args: string[]) => {
+  try {
+    const r = await promisify(execFile)(process.execPath, [path.join(root, 'bin/custodian.js'), ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, CUSTODIAN_URL: instance.url, CUSTODIAN_ADMIN_KEY: ADMIN_KEY },
+      maxBuffer: 64 << 20,
+    });
+    return { code: 0, out: r.stdout, err: r.stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout, err: e.stderr };
+  }
+};
+
+/** The tenant's signed checkpoint (its note within) through the router, kept in a file as `audit download --previous` takes it. */
+const keepCheckpoint = async (tenant: string, file: string) => {
+  // The audit tree is integrated behind the writes: every line written so far in first.
+  for (const instance of [a, b]) for (const cell of instance.cells.values()) await cell.runner.catchUp();
+  const checkpoint = await a.admin('GET', `/v1/tenants/${tenant}/audit/checkpoint`);
+  expect(checkpoint.status).toBe(200);
+  expect((checkpoint.body as { note: string }).note).toContain(`/${tenant}\n`);
+  writeFileSync(path.join(childDir, file), JSON.stringify(checkpoint.body));
+  const { size, root } = checkpoint.body as { size: number; root: string };
+  return { size, root };
+};
+
+/** `custodian audit download --previous` then `audit verify` with the public key alone, through the router. */
+const auditVerifies = async (instance: ShardedInstance, tenant: string, previous: string) => {
+  writeFileSync(path.join(childDir, 'audit.pem'), await (await fetch(`${instance.url}/v1/audit-key`)).text());
+  const bundle = await cli(instance, 'audit', 'download', '--tenant', tenant, '--previous', path.join(childDir, previous));
+  expect(bundle.code, bundle.err).toBe(0);
+  writeFileSync(path.join(childDir, `${tenant}-bundle.jsonl`), bundle.out);
+  return cli(instance, 'audit', 'verify', path.join(childDir, `${tenant}-bundle.jsonl`), '--public-key', path.join(childDir, 'audit.pem'), '--tenant', tenant);
+};
+
 const newTenant = async (id: string, database: string) => {
   expect((await a.admin('POST', '/v1/tenants', { id, database })).status).toBe(201);
   expect((await a.admin('POST', `/v1/tenants/${id}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] })).status).toBe(201);
@@ -77,7 +116,7 @@ describe('a tenant moved between databases', () => {
     const writers: Caller[] = [];
     for (let i = 0; i < 8; i++) writers.push(await caller((i % 2 === 0 ? a : b) as unknown as TestService, 'mover'));
     for (const w of writers) expect((await w.rec({ op: 'put', scope: 'tenant', record_key: `w-${w.call}/0`, body: { n: 0 }, expect: 0 })).status).toBe(200);
-    const before = (await a.admin('GET', '/v1/tenants/mover/audit/checkpoint')).body as { size: number; root: string };
+    const before = await keepCheckpoint('mover', 'mover-before.json');
     expect(before.size).toBeGreaterThan(0);
 
     const acknowledged: { key: string; n: number }[] = [];
@@ -157,7 +196,46 @@ describe('a tenant moved between databases', () => {
         Buffer.from(after.root, 'base64'),
       ),
     ).toBe(true);
+    // What an auditor runs: the bundle downloaded through the router verifies offline, consistent with the checkpoint kept before the move.
+    const verified = await auditVerifies(b, 'mover', 'mover-before.json');
+    expect(verified, verified.err).toMatchObject({ code: 0, out: expect.stringContaining(`consistent with the checkpoint of size ${before.size}`) });
   }, 600_000);
+
+  it('moves a tenant back into a database it left (db1 → db2 → db1) with its audit tree the same, and its log goes on verifiable', async () => {
+    await newTenant('returner', 'db1');
+    const w = await caller(a as unknown as TestService, 'returner');
+    for (let i = 0; i < 3; i++) expect((await w.rec({ op: 'put', scope: 'tenant', record_key: `k${i}`, body: { i }, expect: 0 })).status).toBe(200);
+    const before = await keepCheckpoint('returner', 'returner-before.json');
+    const there = await a.admin('POST', '/v1/tenants/returner/move', { to: 'db2' });
+    expect(there.status, JSON.stringify(there.body)).toBe(200);
+    expect(there.body.audit).toEqual(before);
+    // Written to on db2: db1's runner remembers the tenant's tree at the size it left at, smaller than what comes back.
+    const w2 = await caller(b as unknown as TestService, 'returner');
+    expect((await w2.rec({ op: 'put', scope: 'tenant', record_key: 'k0', body: { i: 10 }, expect: 1 })).status).toBe(200);
+    const middle = await keepCheckpoint('returner', 'returner-middle.json');
+    expect(middle.size).toBeGreaterThan(before.size);
+    const back = await b.admin('POST', '/v1/tenants/returner/move', { to: 'db1' });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body).toMatchObject({ from: 'db2', to: 'db1', moved: true, audit: middle });
+    expect((await a.admin('GET', '/v1/tenants/returner')).body.database).toBe('db1');
+    expect(await eventCounts('returner')).toMatchObject({ db2: 0 });
+    // The same tree as before either move, then one that grows from it.
+    expect((await a.admin('GET', `/v1/tenants/returner/audit/checkpoint?size=${middle.size}`)).body).toMatchObject(middle);
+    expect((await a.admin('GET', `/v1/tenants/returner/audit/checkpoint?size=${before.size}`)).body).toMatchObject(before);
+    const w3 = await caller(a as unknown as TestService, 'returner');
+    const put = await w3.rec({ op: 'put', scope: 'tenant', record_key: 'k1', body: { i: 11 }, expect: 1 });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    for (const [key, i] of [
+      ['k0', 10],
+      ['k1', 11],
+      ['k2', 2],
+    ] as const)
+      expect((await w3.rec({ op: 'get', scope: 'tenant', record_key: key })).body.record.body).toEqual({ i });
+    const after = await keepCheckpoint('returner', 'returner-after.json');
+    expect(after.size).toBeGreaterThan(middle.size);
+    const verified = await auditVerifies(a, 'returner', 'returner-before.json');
+    expect(verified, verified.err).toMatchObject({ code: 0, out: expect.stringContaining(`consistent with the checkpoint of size ${before.size}`) });
+  }, 300_000);
 
   it('finishes a move whose mover stopped after copying (placement not switched) when run again, leaving one whole copy', async () => {
     await newTenant('halted', 'db1');
@@ -206,7 +284,6 @@ describe('a tenant moved between databases', () => {
     };
     delete env.KAFKA_BROKERS;
     delete env.ESDB_URL;
-    const root = path.resolve(import.meta.dirname, '../../..');
     child = spawn(process.execPath, [path.join(root, 'bin/custodian.js'), 'start'], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
     const url = `http://127.0.0.1:${port}`;
     for (;;) {

@@ -7,11 +7,11 @@ describe('refusal codes and their HTTP statuses', () => {
     expect(Object.keys(STATUS).sort()).toEqual([...REFUSAL_CODES].sort());
   });
 
-  it('every refusal is a 4xx, but the edge fault (500) and read models that did not catch up in time (503, retry)', () => {
+  it('every refusal is a 4xx, but the edge fault (500), read models that did not catch up in time and a tenant being moved (503, retry)', () => {
     for (const code of REFUSAL_CODES) {
       const status = statusOf(refusal(code));
       if (code === 'internal') expect(status).toBe(500);
-      else if (code === 'unavailable') expect(status).toBe(503);
+      else if (code === 'unavailable' || code === 'moving') expect(status).toBe(503);
       else {
         expect(status, code).toBeGreaterThanOrEqual(400);
         expect(status, code).toBeLessThan(500);
