@@ -51,7 +51,7 @@ interface Pending {
   readonly unit: AppendUnit;
   /** The cached admission this append carries (only a request's first append, never a conditioned one). */
   readonly guard: AdmissionGuard | null;
-  /** Rows that commit with this append if it does (those a commit already holds left out). */
+  /** Rows that commit with this append if it does. */
   readonly rows: readonly AppendRow[];
   /** The unit before it in its chain (`appendChain`): this one commits only if that one did. */
   readonly after: Pending | null;
@@ -135,8 +135,8 @@ const commitAnswer = (r: pg.QueryResult): unknown[] => {
 };
 
 /** The answer of a unit that committed: its events at the positions the call gave them. */
-const appendedOf = (p: Pending, r: CommitRow): Result =>
-  E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1 });
+const appendedOf = (p: Pending, r: CommitRow, counted: { guardCounted?: boolean }): Result =>
+  E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1, ...counted });
 
 /** The events of the committed units, as recorded, for the inline models. */
 const recordedOf = (batch: readonly Pending[], rows: readonly CommitRow[], inline: InlineProjections): RecordedEvent[] => {
@@ -244,15 +244,15 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     }
   };
 
-  /** Answers a unit's caller from its verdict (its guard already marked if it was counted). */
-  const answer = (p: Pending, r: CommitRow) => {
+  /**
+   * Answers a unit's caller from its verdict: committed at its positions, a conflict on a stream,
+   * or refused. `counted`: the guard it carried was counted (the verdicts' guard rows said so).
+   */
+  const answer = (p: Pending, r: CommitRow, counted: boolean) => {
+    const guardCounted = counted ? { guardCounted: true } : {};
     switch (r.verdict) {
       case 'committed':
-        for (const w of p.rows) {
-          w.written = true;
-          w.committed();
-        }
-        return p.resolve(appendedOf(p, r));
+        return p.resolve(appendedOf(p, r, guardCounted));
       case 'conflict':
         return p.resolve(
           E.left({
@@ -260,16 +260,15 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
             stream: r.stream!,
             expected: r.stream === p.unit.stream ? p.unit.expected : (p.unit.conditions?.unmoved?.find((u) => u.stream === r.stream)?.revision ?? 'any'),
             actual: r.actual === null ? 'no_stream' : Number(r.actual),
+            ...guardCounted,
           }),
         );
       case 'broken':
         // Its guard was given back: the command, decided again, carries it again.
-        if (p.guard) p.guard.claimed = false;
         return p.resolve(brokenLink(p.unit, p.after!.unit));
       case 'row_taken':
-        for (const w of p.rows) w.failed?.();
         // A cached admission given back uncounted: the request is admitted again in full (and then finds the key).
-        return p.reject(p.guard ? new GuardFailed() : new AppendRowTaken());
+        return p.reject(p.guard ? new GuardFailed(true) : new AppendRowTaken());
       default:
         return p.reject(new GuardFailed());
     }
@@ -286,7 +285,6 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
         if (q.kind === 'append' && q.after !== null && !broken.has(q) && (broken.has(q.after) || (!here.has(q.after) && q.after.outcome !== 'committed'))) {
           broken.add(q);
           more = true;
-          if (q.guard) q.guard.claimed = false;
           q.resolve(brokenLink(q.unit, q.after.unit));
         }
     }
@@ -306,30 +304,28 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       for (const q of batch) await settle([q]);
       return;
     }
-    // Counted and admitted: a later append of the same request (a conflict decided again) carries no guard.
-    for (const g of written.held) g.consumed = true;
     statements.forEach((st, i) => st.resolve(written.answers[i] as unknown[]));
-    written.units.forEach((r) => answer(appends[r.idx - 1]!, r));
+    written.units.forEach((r) => {
+      const p = appends[r.idx - 1]!;
+      answer(p, r, p.guard !== null && written.held.has(p.guard));
+    });
     guardOnly.forEach((g) => g.resolve(written.held.has(g.guard)));
   };
 
   /**
-   * Queues one unit. Only a request's first append carries its guard (a later one of the same
-   * request, decided again after a conflict, finds it claimed or consumed); an append with
-   * conditions never does. Rows a commit already holds are not written again.
+   * Queues one unit, as its caller built it. An append with conditions never carries a guard
+   * (its caller's request counts it with another append, or alone).
    */
   const enqueue = (unit: AppendUnit, after: Pending | null): { pending: Pending; answer: Promise<Result> } => {
     const conditioned = unit.conditions?.watched === true || (unit.conditions?.unmoved?.length ?? 0) > 0;
-    const found = unit.guard;
-    const guard = found && !found.consumed && !found.claimed && !conditioned ? found : null;
-    if (guard) guard.claimed = true;
+    const guard = unit.guard && !conditioned ? unit.guard : null;
     let pending!: Pending;
     const answer = new Promise<Result>((resolve, reject) => {
       pending = {
         kind: 'append',
         unit,
         guard,
-        rows: (unit.rows ?? []).filter((r) => !r.written),
+        rows: unit.rows ?? [],
         after,
         outcome: null,
         resolve: (r) => {
