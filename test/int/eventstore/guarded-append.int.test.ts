@@ -42,19 +42,21 @@ const call = async (n: number) => {
   expect(E.isRight(await store.append(jobStream, [ev()], 'no_stream'))).toBe(true);
   expect(E.isRight(await store.append(tenantStream, [ev()], 'no_stream'))).toBe(true);
   await pool.query('INSERT INTO custodian_call_requests (call, n) VALUES ($1, $2)', [id, n]);
-  const guard = (over: Partial<AdmissionGuard> = {}): AdmissionGuard => ({
-    call: id,
-    index: n + 1,
-    tenant: 't',
-    jobStream,
-    jobRevision: 0,
-    blockRevisions: [],
-    marks: '',
-    tenantStream,
-    tenantRevision: 0,
-    requestKey: null,
-    ...over,
-  });
+  // Frozen: the store answers what became of a guard and never writes to it (a write would throw).
+  const guard = (over: Partial<AdmissionGuard> = {}): AdmissionGuard =>
+    Object.freeze({
+      call: id,
+      index: n + 1,
+      tenant: 't',
+      jobStream,
+      jobRevision: 0,
+      blockRevisions: [],
+      marks: '',
+      tenantStream,
+      tenantRevision: 0,
+      requestKey: null,
+      ...over,
+    });
   return { id, guard };
 };
 
@@ -65,7 +67,7 @@ const liveKey = async (): Promise<AppendRow> => {
     "INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped) VALUES ($1::uuid, 't', 'p', 's', $2, 'tenant', '\\x00')",
     [id, id],
   );
-  return { kind: 'data_key_used', id, row: [id] };
+  return Object.freeze({ kind: 'data_key_used', id, row: Object.freeze([id]) });
 };
 
 const countOf = async (id: string) => (await pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [id])).rows[0]!.n;
@@ -205,7 +207,7 @@ describe('the guarded append', () => {
 /** A key row the append must lock that does not exist (shredded elsewhere): its unit fails with `AppendRowTaken`. */
 const goneKey = (): AppendRow => {
   const id = randomUUID();
-  return { kind: 'data_key_used', id, row: [id] };
+  return Object.freeze({ kind: 'data_key_used', id, row: Object.freeze([id]) });
 };
 /** Whether each answer said the guard its unit carried was counted. */
 const counted = (answers: readonly Promise<AppendResult>[]) =>
