@@ -17,8 +17,8 @@ import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { envelope, type Cause } from './envelope.ts';
 import { backoff } from './backoff.ts';
 import { streamQueues, type Batchable, type StreamQueues, type Waiting } from './stream-queue.ts';
-import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
-import type { KeyWork } from '../domain/ports/append-rows.ts';
+import { guardToSend, heardVerdict, type CarriedGuard } from '../domain/ports/admission-guard.ts';
+import { joinRows, type AppendRow, type KeyWork } from '../domain/ports/append-rows.ts';
 
 export interface CommandContext {
   readonly tenant: string;
@@ -55,8 +55,12 @@ export interface Folded<S> {
  */
 export interface Codec<Ev> {
   readonly read: (recorded: RecordedEvent) => Promise<Ev> | Ev;
-  /** `keys`: the command's key work, when it has one (a sealed value's key commits with its append). */
-  readonly write: (events: readonly Ev[], keys?: KeyWork) => Promise<readonly DomainEvent[]> | readonly DomainEvent[];
+  readonly write: (events: readonly Ev[]) => Promise<readonly DomainEvent[]> | readonly DomainEvent[];
+  /**
+   * `write` in a command's key work (see `CommandWrites.keys`): the events, and the key rows
+   * what it sealed needs (they commit with the append). Absent: `write`, with no rows.
+   */
+  readonly writeInWork?: (events: readonly Ev[], keys: KeyWork) => Promise<{ readonly events: readonly DomainEvent[]; readonly rows: readonly AppendRow[] }>;
 }
 
 /**
@@ -64,10 +68,12 @@ export interface Codec<Ev> {
  * command's append, and only with it.
  */
 export interface CommandWrites {
-  /** The key rows its sealing made (and the codec's `write` adds to). */
+  /** The key work its values are sealed in (the codec's `writeInWork` seals its events' in it too). */
   readonly keys?: KeyWork;
-  /** The request's cached admission: checked and counted with its first append. */
-  readonly guard?: AdmissionGuard | null;
+  /** The key rows the caller's seals answered (the body's): they commit with its append. */
+  readonly rows?: readonly AppendRow[];
+  /** The request's cached admission: carried by its appends until an answer said it was counted. */
+  readonly guard?: CarriedGuard | null;
 }
 
 /**
@@ -321,12 +327,13 @@ const decideInOrder = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], fold
       const events = decision.right;
       const conditions = options.conditions?.(c);
       const newest = options.newest?.(events, folded.state);
+      const written = writes.keys && codec.writeInWork ? await codec.writeInWork(events, writes.keys) : { events: await codec.write(events), rows: [] };
       const unit: AppendUnit = {
         stream,
-        events: envelope(cause, await codec.write(events, writes.keys)),
+        events: envelope(cause, written.events),
         expected,
-        rows: writes.keys?.rows ?? [],
-        guard: writes.guard ?? null,
+        rows: joinRows(writes.rows ?? [], written.rows),
+        guard: guardToSend(writes.guard),
         ...(conditions ? { conditions } : {}),
         ...(newest && newest.size > 0 ? { newest } : {}),
       };
@@ -390,6 +397,11 @@ const decideRound = async <C, Ev, S>(entries: readonly Entry<C, Ev, S>[], folded
   );
   const ok = (r: PromiseSettledResult<AppendResult> | undefined): r is PromiseFulfilledResult<E.Right<Appended>> =>
     r?.status === 'fulfilled' && E.isRight(r.value);
+  // A verdict that counted a request's guard: its later appends (decided again) go without it.
+  appends.forEach((d, i) => {
+    const r = results[i];
+    if (r?.status === 'fulfilled') heardVerdict(d.entry.item.writes.guard, r.value);
+  });
   let committed = 0;
   while (committed < results.length && ok(results[committed])) committed++;
   const proven = caughtUp || committed > 0;

@@ -1,21 +1,27 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { DomainEvent } from '../domain/events/registry.ts';
 import { envelope } from './envelope.ts';
-import { appendFacts } from './append-facts.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import { jobStream } from '../domain/shared/names.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { Shown } from '../queries/records.ts';
-import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
+import { guardToSend, heardVerdict, type CarriedGuard } from '../domain/ports/admission-guard.ts';
 
 /** The read's labels were filtered on a job whose labels have moved since: read again. */
 export const LABELS_MOVED = Symbol('labels moved');
 
 export const readsStream = (tenant: string, job: string) => `reads:${tenant}:${job}`;
 
-const append = (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[], guard: AdmissionGuard | null) =>
-  appendFacts(store, stream, ctx.tenant, events, ctx.call, ctx.job, { guard });
+/** Appends facts that conflict with nothing (expected revision `any`), carrying the request's guard until an answer counted it. */
+const append = async (store: EventStore, stream: string, ctx: CallContext, events: DomainEvent[], guard: CarriedGuard | null) => {
+  const appended = await store.append(stream, envelope({ tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job }, events), 'any', {
+    guard: guardToSend(guard),
+  });
+  if (E.isLeft(appended)) throw new Error('an append with expected revision any cannot conflict');
+  heardVerdict(guard, appended);
+  return appended.right.position;
+};
 
 /**
  * SPEC §4 read audit and labels. Labels a read brought are joined into the job first
@@ -23,11 +29,11 @@ const append = (store: EventStore, stream: string, ctx: CallContext, events: Dom
  * `RecordsRead` goes to the job's reads stream, kept apart so that reading never contends
  * with the job's own commands. The answer leaves only after both committed. Answers the
  * position the read models must reach before the call's next request, or null. `guard`: the
- * request's cached admission, which its first append carries.
+ * request's cached admission, which its appends carry until an answer says it was counted.
  */
 export const readAudit =
   (store: EventStore, clock: Clock) =>
-  async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown, guard: AdmissionGuard | null = null): Promise<number | null | typeof LABELS_MOVED> => {
+  async (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown, guard: CarriedGuard | null = null): Promise<number | null | typeof LABELS_MOVED> => {
     const now = clock.now();
     const fresh = shown.labels.filter((l) => !ctx.labels.includes(l));
     let joined: number | null = null;
@@ -42,8 +48,9 @@ export const readAudit =
         jobStream(ctx.tenant, ctx.job),
         envelope({ tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job }, [labels]),
         ctx.job_revision ?? 'any',
-        { guard },
+        { guard: guardToSend(guard) },
       );
+      heardVerdict(guard, appended);
       if (E.isLeft(appended)) return LABELS_MOVED;
       joined = appended.right.position;
     }

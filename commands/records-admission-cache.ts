@@ -61,8 +61,6 @@ export const admissionCache = (now: () => number) => {
           tenantStream: tenantStream(ctx.tenant),
           tenantRevision: heads.tenantRevision,
           requestKey: null,
-          consumed: false,
-          claimed: false,
         },
       };
     },

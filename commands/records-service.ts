@@ -9,7 +9,7 @@ import type { Admission } from '../queries/admission.ts';
 import type { ListOptions, RecordQueries, Shown } from '../queries/records.ts';
 import type { KnownPrior, PutRequest, RecordCommands } from './records.ts';
 import { LABELS_MOVED } from './read-audit.ts';
-import { GuardFailed, type AdmissionGuard, type AdmissionGuards } from '../domain/ports/admission-guard.ts';
+import { GuardFailed, carriedGuard, type AdmissionGuard, type AdmissionGuards, type CarriedGuard } from '../domain/ports/admission-guard.ts';
 import { admissionCache } from './records-admission-cache.ts';
 
 /** One records request as the caller shaped it (check 3 is the transport's parser). */
@@ -48,12 +48,7 @@ export interface RecordsServiceDeps {
   readonly records: RecordCommands;
   readonly queries: RecordQueries;
   /** Records a read (`RecordsRead`, and `LabelsJoined` when it brought labels); answers the position a join must settle to, or null. */
-  readonly audit: (
-    ctx: CallContext,
-    op: 'get' | 'history' | 'list',
-    shown: Shown,
-    guard: AdmissionGuard | null,
-  ) => Promise<number | null | typeof LABELS_MOVED>;
+  readonly audit: (ctx: CallContext, op: 'get' | 'history' | 'list', shown: Shown, guard: CarriedGuard | null) => Promise<number | null | typeof LABELS_MOVED>;
   readonly fence: Fence;
   /**
    * Waits until the read models an answer promises hold the log up to `position`; false when
@@ -136,8 +131,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
     return seen.shown.withheld > 0 ? refusal('duplicate', { withheld: true }) : duplicate;
   };
 
-  const put = async ({ ctx, index, prior, guard }: Admitted, request: PutRequest): Promise<E.Either<Refusal, object>> => {
-    if (guard) guard.requestKey = requestKey(ctx.idempotency_key, index);
+  const put = async ({ ctx, index, prior }: Admitted, request: PutRequest, guard: CarriedGuard | null): Promise<E.Either<Refusal, object>> => {
     const bytes = Buffer.byteLength(JSON.stringify(request.body));
     if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
     const written = await deps.records.put(ctx, index, request, prior, guard ?? null);
@@ -153,7 +147,11 @@ export const recordsService = (deps: RecordsServiceDeps) => {
    * side of a wall), the job is folded again and the read decided again on its new labels —
    * so two reads at once can never show one job both sides of a wall (SPEC §4 Visibility).
    */
-  const read = async ({ ctx: first, ticket, guard }: Admitted, request: Exclude<RecordsOp, { op: 'put' }>): Promise<E.Either<Refusal, object>> => {
+  const read = async (
+    { ctx: first, ticket }: Admitted,
+    request: Exclude<RecordsOp, { op: 'put' }>,
+    guard: CarriedGuard | null,
+  ): Promise<E.Either<Refusal, object>> => {
     let ctx = first;
     for (let attempt = 1; attempt <= MAX_READ_ATTEMPTS; attempt++) {
       const result =
@@ -162,7 +160,7 @@ export const recordsService = (deps: RecordsServiceDeps) => {
           : request.op === 'history'
             ? await deps.queries.history(ctx, request.scope, request.record_key)
             : await deps.queries.list(ctx, request.list ?? {});
-      const joined = await deps.audit(ctx, request.op, result.shown, guard ?? null);
+      const joined = await deps.audit(ctx, request.op, result.shown, guard);
       if (joined === LABELS_MOVED) {
         const again = await deps.fence.judge(ctx, ticket);
         if ('refused' in again) return E.left(refusal(again.refused));
@@ -178,28 +176,31 @@ export const recordsService = (deps: RecordsServiceDeps) => {
 
   /**
    * Check 3 and the op; a request admitted from the cache answers only once its guard
-   * committed (with its first append, or alone when it appended nothing). A guard that failed
-   * counted and wrote nothing: the request is admitted again in full and run again.
+   * committed (with an append, whose answer said it was counted, or alone when none did). A
+   * guard that failed counted and wrote nothing: the request is admitted again in full and
+   * run again. A put's guard names its request key (check 5), set as it is built.
    */
   const run = async (admitted: Admitted, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
-    const { guard } = admitted;
-    if (!guard || !deps.cached) return runOnce(admitted, body);
+    const { guard, ctx, index } = admitted;
+    if (!guard || !deps.cached) return runOnce(admitted, body, null);
+    const isPut = E.isRight(body) && body.right.op === 'put';
+    const carried = carriedGuard(isPut ? { ...guard, requestKey: requestKey(ctx.idempotency_key, index) } : guard);
     try {
-      const answer = await runOnce(admitted, body);
-      if (guard.consumed || (await deps.cached.guards.alone(guard))) return answer;
+      const answer = await runOnce(admitted, body, carried);
+      if (carried.counted || (await deps.cached.guards.alone(carried.guard))) return answer;
     } catch (error) {
       if (!(error instanceof GuardFailed)) throw error;
     }
     const again = await admitInOne(admitted.ticket);
-    return E.isLeft(again.outcome) ? again : runOnce(again.outcome.right, body);
+    return E.isLeft(again.outcome) ? again : runOnce(again.outcome.right, body, null);
   };
 
   /** Check 3 (the shape the transport parsed, or its refusal), then the op. */
-  const runOnce = async (admitted: Admitted, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {
+  const runOnce = async (admitted: Admitted, body: E.Either<Refusal, RecordsOp>, guard: CarriedGuard | null): Promise<Answer<object>> => {
     const purpose = admitted.ctx.purpose;
     if (E.isLeft(body)) return { purpose, outcome: body };
     const request = body.right;
-    return { purpose, outcome: request.op === 'put' ? await put(admitted, request) : await read(admitted, request) };
+    return { purpose, outcome: request.op === 'put' ? await put(admitted, request, guard) : await read(admitted, request, guard) };
   };
 
   const request = async (ticket: string | undefined, body: E.Either<Refusal, RecordsOp>): Promise<Answer<object>> => {

@@ -4,7 +4,8 @@ import { eventRegistry, type DomainEvent } from '../domain/events/registry.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
-import type { Sealer } from '../domain/ports/sealer.ts';
+import type { SealContext, SealedField, Sealer } from '../domain/ports/sealer.ts';
+import type { Sealed } from '../domain/records/events.ts';
 import { scopeDecider, type ScopeCommand } from '../domain/records/decider.ts';
 import { MEMORY_TAINT } from '../domain/records/visibility.ts';
 import { recordsStream, requestKey, tenantOfRecordsStream } from '../domain/records/rules.ts';
@@ -19,8 +20,8 @@ import { handle, stateCache, type Codec, type HandlerOptions } from './handle.ts
 import { streamQueues } from './stream-queue.ts';
 import type { CallContext } from '../queries/call-context.ts';
 import type { Snapshot, SnapshotStore } from '../domain/ports/snapshots.ts';
-import { AppendRowTaken, withKeyWork, type KeyWork } from '../domain/ports/append-rows.ts';
-import type { AdmissionGuard } from '../domain/ports/admission-guard.ts';
+import { AppendRowTaken, joinRows, keyWork, type AppendRow, type KeyWork, type KeyWorkEnd, type SealedInWork } from '../domain/ports/append-rows.ts';
+import { GuardFailed, type CarriedGuard } from '../domain/ports/admission-guard.ts';
 import { openScope, packScopeSnapshot, takeScope, type ScopeTaken } from '../domain/records/snapshot.ts';
 import type { PartStub } from '../domain/shared/keyed.ts';
 import type { WrittenParts } from '../domain/shared/snapshot-parts.ts';
@@ -96,18 +97,32 @@ const scopeCodec = (sealer: Sealer): Codec<ScopeEvent> => ({
     const digest = d.dedupe === null ? null : await sealer.open(d, 'dedupe', d.dedupe);
     return { type: 'RecordVersionWritten', data: { ...d, dedupe_digest: digest } };
   },
-  write: (events, keys) =>
-    Promise.all(
-      events.map(async (e): Promise<DomainEvent> => {
-        if (e.type !== 'RecordVersionWritten') return e;
-        const { dedupe_digest, ...data } = e.data;
-        return {
-          type: 'RecordVersionWritten',
-          data: { ...data, dedupe: dedupe_digest === null ? null : await sealer.seal(data, 'dedupe', dedupe_digest, keys) },
-        };
-      }),
-    ),
+  write: async (events) => (await writeScope(sealer, events, null)).events,
+  writeInWork: (events, keys) => writeScope(sealer, events, keys),
 });
+
+/** The scope's events as stored, their digests sealed (in `keys`, with the key rows the seals answered, when given). */
+const writeScope = async (sealer: Sealer, events: readonly ScopeEvent[], keys: KeyWork | null) => {
+  const rows: (readonly AppendRow[])[] = [];
+  const written = await Promise.all(
+    events.map(async (e): Promise<DomainEvent> => {
+      if (e.type !== 'RecordVersionWritten') return e;
+      const { dedupe_digest, ...data } = e.data;
+      let dedupe: Sealed | null = null;
+      if (dedupe_digest !== null) {
+        const sealed = await sealIn(sealer, data, 'dedupe', dedupe_digest, keys);
+        rows.push(sealed.rows);
+        dedupe = sealed.sealed;
+      }
+      return { type: 'RecordVersionWritten', data: { ...data, dedupe } };
+    }),
+  );
+  return { events: written, rows: joinRows(...rows) };
+};
+
+/** Seals in `keys` when given (answering the key rows the sealed value needs), else at once (no rows). */
+const sealIn = async (sealer: Sealer, c: SealContext, field: SealedField, text: string, keys: KeyWork | null): Promise<SealedInWork> =>
+  keys && sealer.sealInWork ? sealer.sealInWork(c, field, text, keys) : { sealed: await sealer.seal(c, field, text), rows: [] };
 
 /**
  * Puts go through one stream per (tenant, plugin, scope): the consistency boundary inside
@@ -222,7 +237,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     index: number,
     req: PutRequest,
     known?: KnownPrior,
-    guard: AdmissionGuard | null = null,
+    guard: CarriedGuard | null = null,
   ): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
@@ -239,10 +254,24 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     // caught up, so it is seen there, with no read of its own; a hold keeps the record, and the
     // second decision refuses the put again.
     // Each decision seals in its own key work: the keys it made or checked ride with its append
-    // only (never with the retirement's, which shreds the old record's keys in between). The
-    // request's guard rides with its first append.
-    const inWork = <T>(decide: (keys: KeyWork | undefined) => Promise<T>) =>
-      deps.keysWithAppend ? withKeyWork(guard !== null && !guard.consumed && !guard.claimed, decide) : decide(undefined);
+    // only (never with the retirement's, which shreds the old record's keys in between), and
+    // the work ends with the decision, told how it ended. The request's guard rides with its
+    // appends until a verdict counted it.
+    const inWork = async (decide: (keys: KeyWork | null) => ReturnType<typeof decideOn>) => {
+      if (!deps.keysWithAppend) return decide(null);
+      const work = keyWork(guard !== null && !guard.counted);
+      let end: KeyWorkEnd = 'ended';
+      try {
+        const decision = await decide(work);
+        if (E.isRight(decision) && decision.right.position !== null) end = 'committed';
+        return decision;
+      } catch (error) {
+        if (error instanceof AppendRowTaken || (error instanceof GuardFailed && error.rowTaken)) end = 'row_taken';
+        throw error;
+      } finally {
+        sealer.endWork?.(work, end);
+      }
+    };
     const decided = async () => {
       let ended: number | null = null;
       let first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v), keys, guard));
@@ -285,12 +314,13 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     req: PutRequest,
     stream: string,
     gone: (version: number | null) => void,
-    keys: KeyWork | undefined,
-    guard: AdmissionGuard | null,
+    keys: KeyWork | null,
+    guard: CarriedGuard | null,
   ) => {
     const version = req.expect + 1;
     const bodyText = JSON.stringify(req.body);
-    const body = await sealer.seal(
+    const { sealed: body, rows } = await sealIn(
+      sealer,
       { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject },
       'body',
       bodyText,
@@ -347,7 +377,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
         },
         { tenant: ctx.tenant, causation: ctx.call, correlation: ctx.job },
         options,
-        { ...(keys ? { keys } : {}), guard },
+        { ...(keys ? { keys, rows } : {}), guard },
       ),
     );
   };

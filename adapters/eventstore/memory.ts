@@ -21,7 +21,7 @@ export const memoryEventStore = (): EventStore => {
     name: 'memory',
     async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendWith) {
       // No admission guard is checked here (only PostgreSQL counts requests in the append's transaction).
-      if (options?.guard && !options.guard.consumed && !options.guard.claimed) throw new GuardFailed();
+      if (options?.guard) throw new GuardFailed();
       const conditions = options?.conditions;
       const existing = streams.get(stream);
       const current = existing ? existing.length - 1 : 'no_stream';

@@ -1,12 +1,120 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import type { AppendUnit, AppendWith, Appended, ExpectedRevision, NewEvent, RecordedEvent, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
+import type {
+  AppendUnit,
+  AppendWith,
+  Appended,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  StreamAt,
+  WrongExpectedRevision,
+} from '../../domain/ports/event-store.ts';
+import type { AuditLine } from '../../domain/audit/lines.ts';
 import type { Sql } from '../../domain/ports/read-model.ts';
 import { prepared } from '../postgres/prepared.ts';
-import { COMMIT_CALL, commitParams, type CommitRow, type CommitUnit } from '../postgres/commit-call.ts';
 import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-guard.ts';
 import { AppendRowTaken, type AppendRow } from '../../domain/ports/append-rows.ts';
 import { brokenLink } from './append-chain.ts';
+
+/*
+ * What commits with a put, in one place: a unit (`AppendUnit`, built by the command as one
+ * value: stream, expected revision, events with their MACs, conditions, key rows, the
+ * request's guard, audit lines) becomes the parameters of one `custodian_commit` call
+ * (`commitParams`), which checks and writes every unit of the batch in one statement and
+ * answers a verdict per unit (`CommitRow`); each caller is answered from its verdict (`answer`).
+ */
+
+/** The call of `custodian_commit` (its newest body: migrations/0026_eventstore-008.sql): a whole batch in one statement. */
+export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit(
+  $1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[],
+  $11::int[], $12::int[], $13::boolean[], $14::text[], $15::text[], $16::int[],
+  $17::int[], $18::text[], $19::bigint[],
+  $20::uuid[], $21::text[], $22::int[], $23::jsonb[], $24::jsonb[],
+  $25::int[], $26::uuid[],
+  $27::int[], $28::text[], $29::text[], $30::bytea[],
+  $31::int[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[], $38::bytea[], $39::bytea[],
+  $40::int[], $41::int[], $42::text[], $43::text[], $44::text[], $45::text[], $46::int[], $47::jsonb[], $48::text[], $49::text[], $50::text[])`;
+
+/** One unit as the call takes it: its guard's and its chain predecessor's 1-based ordinals, or null. */
+export interface CommitUnit {
+  readonly guard: number | null;
+  readonly after: number | null;
+  readonly watched: boolean;
+  readonly unmoved: readonly StreamAt[];
+  readonly stream: string;
+  readonly expected: ExpectedRevision;
+  readonly events: readonly NewEvent[];
+  readonly rows: readonly AppendRow[];
+  /** Its events' audit lines, each placed and timed by the call when the unit commits. */
+  readonly lines: readonly AuditLine[];
+}
+
+/** A row the call answers: one per unit, then one per guard. */
+export interface CommitRow {
+  readonly kind: 'unit' | 'guard';
+  readonly idx: number;
+  readonly verdict: 'committed' | 'conflict' | 'broken' | 'guard_failed' | 'row_taken' | 'held' | 'failed';
+  readonly first_position: string | null;
+  readonly last_revision: string | null;
+  readonly stream: string | null;
+  readonly actual: string | null;
+}
+
+const expectedText = (expected: ExpectedRevision) => (typeof expected === 'number' ? String(expected) : expected);
+
+/** The rows of one kind, each with its unit's 1-based index, its columns transposed into arrays. */
+const rowsOf = (units: readonly CommitUnit[], kind: AppendRow['kind'], columns: number): unknown[][] => {
+  const rows = units.flatMap((u, i) => u.rows.filter((r) => r.kind === kind).map((r) => [i + 1, ...r.row.slice(0, columns)]));
+  return Array.from({ length: columns + 1 }, (_, c) => rows.map((r) => r[c]));
+};
+
+/** The parameters of `COMMIT_CALL` for the batch's guards (their ordinals are their 1-based places here) and units. */
+export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): unknown[] => {
+  const events = units.flatMap((u) => u.events);
+  const conditions = units.flatMap((u, i) => u.unmoved.map((c) => ({ unit: i + 1, ...c })));
+  const lines = units.flatMap((u, i) => u.lines.map((l) => ({ unit: i + 1, ...l })));
+  return [
+    guards.map((g) => g.call),
+    guards.map((g) => g.index),
+    guards.map((g) => g.tenant),
+    guards.map((g) => g.jobStream),
+    guards.map((g) => g.jobRevision),
+    guards.map((g) => g.blockRevisions.join(',')),
+    guards.map((g) => g.marks),
+    guards.map((g) => g.tenantStream),
+    guards.map((g) => g.tenantRevision),
+    guards.map((g) => g.requestKey),
+    units.map((u) => u.guard),
+    units.map((u) => u.after),
+    units.map((u) => u.watched),
+    units.map((u) => u.stream),
+    units.map((u) => expectedText(u.expected)),
+    units.map((u) => u.events.length),
+    conditions.map((c) => c.unit),
+    conditions.map((c) => c.stream),
+    conditions.map((c) => (c.revision === 'no_stream' ? null : c.revision)),
+    events.map((e) => e.event_id),
+    events.map((e) => e.type),
+    events.map((e) => e.schema_version),
+    events.map((e) => JSON.stringify(e.data)),
+    events.map((e) => JSON.stringify(e.metadata)),
+    ...rowsOf(units, 'data_key_used', 1),
+    ...rowsOf(units, 'subject_key_made', 3),
+    ...rowsOf(units, 'data_key_made', 8),
+    lines.map((l) => l.unit),
+    lines.map((l) => l.event),
+    lines.map((l) => l.tenant),
+    lines.map((l) => l.kind),
+    lines.map((l) => l.job),
+    lines.map((l) => l.subject),
+    lines.map((l) => l.epoch),
+    lines.map((l) => JSON.stringify(l.record_refs)),
+    lines.map((l) => l.head),
+    lines.map((l) => l.mid),
+    lines.map((l) => l.tail),
+  ];
+};
 
 /**
  * Read models kept inside the append's transaction (Marten's and Emmett's "inline
@@ -51,8 +159,6 @@ interface Pending {
   readonly unit: AppendUnit;
   /** The cached admission this append carries (only a request's first append, never a conditioned one). */
   readonly guard: AdmissionGuard | null;
-  /** Rows that commit with this append if it does (those a commit already holds left out). */
-  readonly rows: readonly AppendRow[];
   /** The unit before it in its chain (`appendChain`): this one commits only if that one did. */
   readonly after: Pending | null;
   outcome: 'committed' | 'failed' | null;
@@ -135,8 +241,8 @@ const commitAnswer = (r: pg.QueryResult): unknown[] => {
 };
 
 /** The answer of a unit that committed: its events at the positions the call gave them. */
-const appendedOf = (p: Pending, r: CommitRow): Result =>
-  E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1 });
+const appendedOf = (p: Pending, r: CommitRow, counted: { guardCounted?: boolean }): Result =>
+  E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1, ...counted });
 
 /** The events of the committed units, as recorded, for the inline models. */
 const recordedOf = (batch: readonly Pending[], rows: readonly CommitRow[], inline: InlineProjections): RecordedEvent[] => {
@@ -196,7 +302,7 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       stream: p.unit.stream,
       expected: p.unit.expected,
       events: p.unit.events,
-      rows: p.rows,
+      rows: p.unit.rows ?? [],
       lines: p.unit.audit ?? [],
     }));
     const modelled = inline !== null && batch.some((p) => p.unit.events.some((e) => inline.handles(e.type)));
@@ -244,15 +350,15 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     }
   };
 
-  /** Answers a unit's caller from its verdict (its guard already marked if it was counted). */
-  const answer = (p: Pending, r: CommitRow) => {
+  /**
+   * Answers a unit's caller from its verdict: committed at its positions, a conflict on a stream,
+   * or refused. `counted`: the guard it carried was counted (the verdicts' guard rows said so).
+   */
+  const answer = (p: Pending, r: CommitRow, counted: boolean) => {
+    const guardCounted = counted ? { guardCounted: true } : {};
     switch (r.verdict) {
       case 'committed':
-        for (const w of p.rows) {
-          w.written = true;
-          w.committed();
-        }
-        return p.resolve(appendedOf(p, r));
+        return p.resolve(appendedOf(p, r, guardCounted));
       case 'conflict':
         return p.resolve(
           E.left({
@@ -260,16 +366,15 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
             stream: r.stream!,
             expected: r.stream === p.unit.stream ? p.unit.expected : (p.unit.conditions?.unmoved?.find((u) => u.stream === r.stream)?.revision ?? 'any'),
             actual: r.actual === null ? 'no_stream' : Number(r.actual),
+            ...guardCounted,
           }),
         );
       case 'broken':
         // Its guard was given back: the command, decided again, carries it again.
-        if (p.guard) p.guard.claimed = false;
         return p.resolve(brokenLink(p.unit, p.after!.unit));
       case 'row_taken':
-        for (const w of p.rows) w.failed?.();
         // A cached admission given back uncounted: the request is admitted again in full (and then finds the key).
-        return p.reject(p.guard ? new GuardFailed() : new AppendRowTaken());
+        return p.reject(p.guard ? new GuardFailed(true) : new AppendRowTaken());
       default:
         return p.reject(new GuardFailed());
     }
@@ -286,7 +391,6 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
         if (q.kind === 'append' && q.after !== null && !broken.has(q) && (broken.has(q.after) || (!here.has(q.after) && q.after.outcome !== 'committed'))) {
           broken.add(q);
           more = true;
-          if (q.guard) q.guard.claimed = false;
           q.resolve(brokenLink(q.unit, q.after.unit));
         }
     }
@@ -306,30 +410,27 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       for (const q of batch) await settle([q]);
       return;
     }
-    // Counted and admitted: a later append of the same request (a conflict decided again) carries no guard.
-    for (const g of written.held) g.consumed = true;
     statements.forEach((st, i) => st.resolve(written.answers[i] as unknown[]));
-    written.units.forEach((r) => answer(appends[r.idx - 1]!, r));
+    written.units.forEach((r) => {
+      const p = appends[r.idx - 1]!;
+      answer(p, r, p.guard !== null && written.held.has(p.guard));
+    });
     guardOnly.forEach((g) => g.resolve(written.held.has(g.guard)));
   };
 
   /**
-   * Queues one unit. Only a request's first append carries its guard (a later one of the same
-   * request, decided again after a conflict, finds it claimed or consumed); an append with
-   * conditions never does. Rows a commit already holds are not written again.
+   * Queues one unit, as its caller built it. An append with conditions never carries a guard
+   * (its caller's request counts it with another append, or alone).
    */
   const enqueue = (unit: AppendUnit, after: Pending | null): { pending: Pending; answer: Promise<Result> } => {
     const conditioned = unit.conditions?.watched === true || (unit.conditions?.unmoved?.length ?? 0) > 0;
-    const found = unit.guard;
-    const guard = found && !found.consumed && !found.claimed && !conditioned ? found : null;
-    if (guard) guard.claimed = true;
+    const guard = unit.guard && !conditioned ? unit.guard : null;
     let pending!: Pending;
     const answer = new Promise<Result>((resolve, reject) => {
       pending = {
         kind: 'append',
         unit,
         guard,
-        rows: (unit.rows ?? []).filter((r) => !r.written),
         after,
         outcome: null,
         resolve: (r) => {

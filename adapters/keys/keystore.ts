@@ -4,7 +4,7 @@ import type { Sealed } from '../../domain/records/events.ts';
 import type { SealContext, Sealer, SealedField } from '../../domain/ports/sealer.ts';
 import { inTransaction } from '../postgres/pool.ts';
 import { SHRED_RECORD_KEYS } from '../../queries/key-shred.ts';
-import type { KeyWork } from '../../domain/ports/append-rows.ts';
+import type { AppendRow, KeyWork, KeyWorkEnd } from '../../domain/ports/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
 
 /** A bounded cache of unwrapped data keys: least recently used goes first. */
@@ -57,6 +57,8 @@ const aadOf = (c: SealContext, field: SealedField) => ['custodian', field, c.ten
 const ownerOf = (c: Pick<SealContext, 'data_subject'>) => (c.data_subject === null ? 'tenant' : `subject:${c.data_subject}`);
 
 export interface Keystore extends Sealer {
+  sealInWork: NonNullable<Sealer['sealInWork']>;
+  endWork: NonNullable<Sealer['endWork']>;
   readonly cachedKeys: () => number;
   /** Deletes every data key of a record: all its versions, in every copy of the log, are gone. */
   shredRecord(tenant: string, plugin: string, scope: string, key: string): Promise<number>;
@@ -103,10 +105,9 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
 
   /** The record's data key for this owner, made on first use; concurrent first uses agree. */
   const idsByRecord = new Lru<string>(cacheSize);
-  const dataKeyFor = async (c: SealContext, work: KeyWork | undefined): Promise<{ id: string; key: Buffer }> => {
+  const dataKeyFor = async (c: SealContext): Promise<{ id: string; key: Buffer }> => {
     const owner = ownerOf(c);
     const recordRef = [c.tenant, c.plugin, c.scope, c.key, owner].join('\n');
-    if (work) return keyWithAppend(work, c, owner, recordRef);
     const knownId = idsByRecord.get(recordRef);
     const known = knownId ? cache.get(knownId) : undefined;
     if (knownId && known) return { id: knownId, key: known };
@@ -130,42 +131,43 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
   };
 
   /**
-   * A put's key, made in its decision's key work (`KeyWork`: the rows its append commits), so that
-   * what the put's append commits always names a key that exists, and a refused put writes no
-   * key of any kind:
+   * A put's key, chosen in its decision's key work (`KeyWork`), answered with the rows its
+   * append commits, so that what the put's append commits always names a key that exists, and
+   * a refused put writes no key of any kind:
    * - a key the record has (known here, or found): used, and locked `FOR SHARE` in the append's
    *   transaction — another instance may have shredded it since; then this instance forgets it
-   *   and the put is sealed again;
+   *   (the work ends `row_taken`) and the put is sealed again;
    * - else a new key whose row is written in the append's transaction, after the append, and only
    *   if the key that wraps it is still the subject's (or the tenant's);
    * - a data subject with no key yet gets one the same way, written with the append.
    * A request admitted from the cache does not look for the record's key (its guard fails on a
    * row that conflicts, and the request, admitted again in full, looks then).
+   * One key per record and subject under one work: a second seal answers the same key and rows.
    */
-  const madeInWork = new WeakMap<KeyWork, Map<string, { id: string; key: Buffer }>>();
-  /** New keys of puts in progress, by id (see keyWithAppend). */
+  interface InWork {
+    readonly id: string;
+    readonly key: Buffer;
+    readonly made: boolean;
+    readonly rows: readonly AppendRow[];
+  }
+  const works = new WeakMap<KeyWork, { records: Map<string, InWork>; subjects: Map<string, { kek: Buffer; rows: readonly AppendRow[]; wrapped: Buffer }> }>();
+  const workOf = (work: KeyWork) => {
+    let w = works.get(work);
+    if (!w) works.set(work, (w = { records: new Map(), subjects: new Map() }));
+    return w;
+  };
+  /** New keys of puts in progress, by id, until their work ends (see keyWithAppend). */
   const pinned = new Map<string, Buffer>();
-  const subjectsInWork = new WeakMap<KeyWork, Map<string, { kek: Buffer; wrapped: Buffer }>>();
-  const keyWithAppend = async (work: KeyWork, c: SealContext, owner: string, recordRef: string) => {
-    const { rows } = work;
-    let mine = madeInWork.get(work);
-    if (!mine) madeInWork.set(work, (mine = new Map()));
-    const made = mine.get(recordRef);
-    if (made) return made;
-    const live = (id: string, key: Buffer) => {
-      mine.set(recordRef, { id, key });
-      rows.push({
-        kind: 'data_key_used',
-        id,
-        row: [id],
-        committed: () => undefined,
-        failed: () => {
-          idsByRecord.delete(recordRef);
-          cache.delete(id);
-        },
-        written: false,
-      });
-      return { id, key };
+  const keyWithAppend = async (work: KeyWork, c: SealContext): Promise<InWork> => {
+    const owner = ownerOf(c);
+    const recordRef = [c.tenant, c.plugin, c.scope, c.key, owner].join('\n');
+    const { records } = workOf(work);
+    const chosen = records.get(recordRef);
+    if (chosen) return chosen;
+    const live = (id: string, key: Buffer): InWork => {
+      const used = { id, key, made: false, rows: [{ kind: 'data_key_used' as const, id, row: [id] }] };
+      records.set(recordRef, used);
+      return used;
     };
     const knownId = idsByRecord.get(recordRef);
     const known = knownId ? cache.get(knownId) : undefined;
@@ -181,52 +183,77 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
         return live(row.key_id, key);
       }
     }
-    const wrapping = owner === 'tenant' ? { kek: tenantKek(c.tenant), wrapped: null } : await subjectKeyInWork(work, c.tenant, owner.slice('subject:'.length));
+    const wrapping =
+      owner === 'tenant' ? { kek: tenantKek(c.tenant), wrapped: null, rows: [] } : await subjectKeyInWork(work, c.tenant, owner.slice('subject:'.length));
     const id = randomUUID();
     const key = randomBytes(32);
-    mine.set(recordRef, { id, key });
     // Openable at once (the inline models open digests inside the append's transaction, where
-    // no other connection sees the row yet): pinned, not only cached, until the put has ended,
-    // so no burst of other keys can evict it first. A fresh random id that only events of that
-    // transaction name.
+    // no other connection sees the row yet): pinned, not only cached, until the put's work
+    // ends, so no burst of other keys can evict it first. A fresh random id that only events of
+    // that transaction name.
     cache.set(id, key);
     pinned.set(id, key);
-    work.endings.push(() => pinned.delete(id));
-    rows.push({
-      kind: 'data_key_made',
+    const made: InWork = {
       id,
-      row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(wrapping.kek, key, `data\n${id}`), wrapping.wrapped],
-      committed: () => {
-        idsByRecord.set(recordRef, id);
-        cache.set(id, key);
-      },
-      written: false,
-    });
-    return { id, key };
+      key,
+      made: true,
+      rows: [
+        ...wrapping.rows,
+        {
+          kind: 'data_key_made',
+          id,
+          row: [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(wrapping.kek, key, `data\n${id}`), wrapping.wrapped],
+        },
+      ],
+    };
+    records.set(recordRef, made);
+    return made;
   };
 
-  /** The subject's key as it stands, or a new one made in this work, written with its append. */
-  const subjectKeyInWork = async (work: KeyWork, tenant: string, subject: string): Promise<{ kek: Buffer; wrapped: Buffer }> => {
-    let subjects = subjectsInWork.get(work);
-    if (!subjects) subjectsInWork.set(work, (subjects = new Map()));
+  /** The subject's key as it stands, or a new one made in this work (its row written with the append). */
+  const subjectKeyInWork = async (work: KeyWork, tenant: string, subject: string) => {
+    const { subjects } = workOf(work);
     const ref = `${tenant}\n${subject}`;
-    const made = subjects.get(ref);
-    if (made) return made;
+    const chosen = subjects.get(ref);
+    if (chosen) return chosen;
     const aad = `subject\n${tenant}\n${subject}`;
     const { rows: found } = await pool.query<{ wrapped: Buffer }>('SELECT wrapped FROM custodian_subject_keys WHERE tenant = $1 AND subject = $2', [
       tenant,
       subject,
     ]);
     if (found[0]) {
-      const known = { kek: unwrapKey(tenantKek(tenant), found[0].wrapped, aad), wrapped: found[0].wrapped };
+      const known = { kek: unwrapKey(tenantKek(tenant), found[0].wrapped, aad), wrapped: found[0].wrapped, rows: [] };
       subjects.set(ref, known);
       return known;
     }
     const kek = randomBytes(32);
-    const fresh = { kek, wrapped: wrapKey(tenantKek(tenant), kek, aad) };
+    const wrapped = wrapKey(tenantKek(tenant), kek, aad);
+    const fresh = { kek, wrapped, rows: [{ kind: 'subject_key_made' as const, id: ref, row: [tenant, subject, wrapped] }] };
     subjects.set(ref, fresh);
-    work.rows.push({ kind: 'subject_key_made', id: ref, row: [tenant, subject, fresh.wrapped], committed: () => undefined, written: false });
     return fresh;
+  };
+
+  /**
+   * A work ended: its new keys are no longer pinned; committed, they are the records' keys
+   * from now on; a row taken, the keys it only used are forgotten (another instance may have
+   * shredded them: the put, sealed again, looks them up).
+   */
+  const endWork = (work: KeyWork, end: KeyWorkEnd) => {
+    const w = works.get(work);
+    if (!w) return;
+    works.delete(work);
+    for (const [recordRef, r] of w.records) {
+      if (r.made) {
+        pinned.delete(r.id);
+        if (end === 'committed') {
+          idsByRecord.set(recordRef, r.id);
+          cache.set(r.id, r.key);
+        }
+      } else if (end === 'row_taken') {
+        idsByRecord.delete(recordRef);
+        cache.delete(r.id);
+      }
+    }
   };
 
   const dataKeyById = async (id: string): Promise<Buffer | null> => {
@@ -275,13 +302,21 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     }
   };
 
+  const sealUnder = ({ id, key }: { id: string; key: Buffer }, c: SealContext, field: SealedField, plaintext: string): Sealed => {
+    const { nonce, ciphertext } = aesGcmSeal(key, Buffer.from(plaintext, 'utf8'), aadOf(c, field));
+    return { k: id, n: nonce.toString('base64'), c: ciphertext.toString('base64') };
+  };
+
   return {
     prefetch,
-    async seal(c, field, plaintext, work): Promise<Sealed> {
-      const { id, key } = await dataKeyFor(c, work);
-      const { nonce, ciphertext } = aesGcmSeal(key, Buffer.from(plaintext, 'utf8'), aadOf(c, field));
-      return { k: id, n: nonce.toString('base64'), c: ciphertext.toString('base64') };
+    async seal(c, field, plaintext): Promise<Sealed> {
+      return sealUnder(await dataKeyFor(c), c, field, plaintext);
     },
+    async sealInWork(c, field, plaintext, work) {
+      const chosen = await keyWithAppend(work, c);
+      return { sealed: sealUnder(chosen, c, field, plaintext), rows: chosen.rows };
+    },
+    endWork,
     async open(c, field, sealed) {
       const key = await dataKeyById(sealed.k);
       if (!key) return null;

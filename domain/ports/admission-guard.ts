@@ -6,6 +6,7 @@
  * them (so the call has not ended, the job not stopped, nothing revoked, no block edited),
  * the call's count is exactly one below this request's index (no other request of the call,
  * in any instance, took it), and — for a put — its request key has written nothing yet.
+ * A value: built once, never changed (what became of it is the verdict of the unit that carried it).
  */
 export interface AdmissionGuard {
   readonly call: string;
@@ -17,20 +18,42 @@ export interface AdmissionGuard {
   readonly marks: string;
   readonly tenantStream: string;
   readonly tenantRevision: number;
-  /** A put's request key (check 5: a key that already wrote answers that write instead). */
-  requestKey: string | null;
-  /** Set once a transaction holding the guard committed: the request is counted and admitted. */
-  consumed: boolean;
-  /** Set when an append took the guard: the request's later appends and writes go without it. */
-  claimed: boolean;
+  /** A put's request key (check 5: a key that already wrote answers that write instead); null for a read. */
+  readonly requestKey: string | null;
 }
 
-/** The guard failed: the request was neither counted nor written, and is admitted again in full. */
+/**
+ * The guard failed: the request was neither counted nor written, and is admitted again in full.
+ * `rowTaken`: it was given back because a key row of its unit was made first elsewhere (or is gone).
+ */
 export class GuardFailed extends Error {
-  constructor() {
+  constructor(readonly rowTaken = false) {
     super('the cached admission no longer holds');
   }
 }
+
+/**
+ * A request's guard as its own code carries it from append to append: the request's first
+ * append carries it, and once a verdict answered it counted (`guardCounted`), the request's
+ * later appends go without it. Only the request's code marks it, from the answers it gets.
+ */
+export interface CarriedGuard {
+  readonly guard: AdmissionGuard;
+  counted: boolean;
+}
+
+export const carriedGuard = (guard: AdmissionGuard): CarriedGuard => ({ guard, counted: false });
+
+/** The guard an append of the request carries: none once a verdict counted it. */
+export const guardToSend = (c: CarriedGuard | null | undefined): AdmissionGuard | null => (c && !c.counted ? c.guard : null);
+
+/** Marks the guard counted when the answer of an append that carried it says so. */
+export const heardVerdict = (
+  c: CarriedGuard | null | undefined,
+  answer: { readonly left?: { readonly guardCounted?: boolean }; readonly right?: { readonly guardCounted?: boolean } },
+) => {
+  if (c && (answer.left?.guardCounted === true || answer.right?.guardCounted === true)) c.counted = true;
+};
 
 /**
  * Where a cached admission's guard goes when its request appended nothing (a refusal, a read

@@ -1,3 +1,5 @@
+import type { Sealed } from '../records/events.ts';
+
 /**
  * The kinds of key row a put's append writes or locks with its events, in the order every
  * transaction takes their locks (lowest first): the data keys it only uses, then a data
@@ -11,7 +13,7 @@ export type AppendRowKind = (typeof APPEND_ROW_KINDS)[number];
  * while its body is sealed, or a key the append names, locked so no shred deletes it first.
  * Written in the append's transaction after the append succeeded, so a put that is refused
  * (first, or after a conflict) leaves no key behind, and no other writer can see the key
- * before an event names it.
+ * before an event names it. Plain data: what became of it is its unit's verdict.
  */
 export interface AppendRow {
   readonly kind: AppendRowKind;
@@ -19,12 +21,6 @@ export interface AppendRow {
   readonly id: string;
   /** The row's columns, in the order its kind's statement takes them. */
   readonly row: readonly unknown[];
-  /** Heard after the commit that holds the row. */
-  readonly committed: () => void;
-  /** Heard when the row was not written (it conflicted, or a check found nothing): the work is done again. */
-  readonly failed?: () => void;
-  /** Set once a commit holds it: a later append of the same work does not write it again. */
-  written: boolean;
 }
 
 /**
@@ -38,35 +34,39 @@ export class AppendRowTaken extends Error {
 }
 
 /**
- * One decision's key work: the rows its sealing made for its append. A value the put makes,
- * hands to the sealer (which adds rows) and then to the append (which commits them): what
- * commits together is passed, never looked up from the surrounding async context.
+ * One decision's key work: a token the put makes, seals under, and ends (`Sealer.endWork`)
+ * once the decision has ended. The sealer chooses one key per record under one token (a body
+ * and its digest are sealed under the same key) and keeps a new key openable until the token
+ * ends; what the seals made it answers as rows (`SealedInWork`), which the put carries to its
+ * append. Nothing is added to the token.
  */
 export interface KeyWork {
-  readonly rows: AppendRow[];
   /**
    * The request was admitted from the call-context cache: the sealer does not look for the
    * record's key (a row that then conflicts fails the request's guard, and the request,
    * admitted again in full, looks then).
    */
   readonly cached: boolean;
-  /** Run once the decision has ended, however it ended (a new key stops being pinned). */
-  readonly endings: (() => void)[];
 }
 
-export const keyWork = (cached: boolean): KeyWork => ({ rows: [], cached, endings: [] });
+export const keyWork = (cached: boolean): KeyWork => Object.freeze({ cached });
 
-/** Ends a decision's key work: its endings run once. */
-export const endKeyWork = (work: KeyWork) => {
-  for (const then of work.endings.splice(0)) then();
-};
+/** A value sealed in key work, and the key rows that must commit with it (the same rows each time its key is used). */
+export interface SealedInWork {
+  readonly sealed: Sealed;
+  readonly rows: readonly AppendRow[];
+}
 
-/** Runs `decide` with a fresh key work, ended however `decide` ends. */
-export const withKeyWork = async <T>(cached: boolean, decide: (work: KeyWork) => Promise<T>): Promise<T> => {
-  const work = keyWork(cached);
-  try {
-    return await decide(work);
-  } finally {
-    endKeyWork(work);
-  }
+/** How a decision's key work ended: its unit committed, a row of it was taken, or anything else. */
+export type KeyWorkEnd = 'committed' | 'row_taken' | 'ended';
+
+/** The rows of several seals, each row once. */
+export const joinRows = (...lists: readonly (readonly AppendRow[])[]): readonly AppendRow[] => {
+  const seen = new Set<string>();
+  return lists.flat().filter((r) => {
+    const id = `${r.kind}\n${r.id}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 };

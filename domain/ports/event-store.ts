@@ -67,6 +67,8 @@ export interface Appended {
   readonly nextExpectedRevision: number;
   /** Global position of the last event appended. */
   readonly position: number;
+  /** The guard the append carried was counted with it (its request's later appends go without it). */
+  readonly guardCounted?: boolean;
 }
 
 export interface WrongExpectedRevision {
@@ -74,6 +76,11 @@ export interface WrongExpectedRevision {
   readonly stream: string;
   readonly expected: ExpectedRevision;
   readonly actual: number | 'no_stream';
+  /**
+   * The guard the append carried was counted although the append conflicted (its request is
+   * admitted; decided again, its append goes without the guard). Absent: it was not counted.
+   */
+  readonly guardCounted?: boolean;
 }
 
 /** A stream and the revision a decision read it at. */
@@ -107,9 +114,9 @@ export interface AppendWith {
   /** Key rows written or locked in the append's transaction (a store that has no such rows ignores them). */
   readonly rows?: readonly AppendRow[];
   /**
-   * The cached admission of the request this append belongs to: checked and counted in the
-   * append's transaction, by the request's first append that carries it (an append with
-   * conditions never does). A store that cannot check it refuses it (`GuardFailed`).
+   * The cached admission of the request this append belongs to, until an answer said it was
+   * counted (`guardCounted`): checked and counted in the append's transaction (an append with
+   * conditions never carries it). A store that cannot check it refuses it (`GuardFailed`).
    */
   readonly guard?: AdmissionGuard | null;
   /**

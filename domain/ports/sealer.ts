@@ -1,5 +1,5 @@
 import type { Sealed } from '../records/events.ts';
-import type { KeyWork } from './append-rows.ts';
+import type { KeyWork, KeyWorkEnd, SealedInWork } from './append-rows.ts';
 
 /** Where a sealed value belongs: the additional data that binds it to its record version. */
 export interface SealContext {
@@ -16,12 +16,18 @@ export type SealedField = 'body' | 'dedupe';
 
 /** Encryption of bodies and digests (SPEC §7 keys). Plaintext never reaches the log. */
 export interface Sealer {
+  /** Seals under the record's data key (a new key is written at once). */
+  seal(ctx: SealContext, field: SealedField, plaintext: string): Promise<Sealed>;
   /**
-   * Seals under the record's data key. With `work` (a put's decision), a key it makes or uses
-   * is a row of that work, written or locked with the put's append and only with it; without,
-   * a new key is written at once.
+   * Seals in a put's key work: the key it makes or uses is answered as rows, written or
+   * locked with the put's append and only with it. A sealer with no such rows has none.
    */
-  seal(ctx: SealContext, field: SealedField, plaintext: string, work?: KeyWork): Promise<Sealed>;
+  sealInWork?(ctx: SealContext, field: SealedField, plaintext: string, work: KeyWork): Promise<SealedInWork>;
+  /**
+   * Ends a key work, once, however its decision ended: a new key is no longer held openable
+   * for it, and what its verdict taught (a key now committed, a key gone) is kept.
+   */
+  endWork?(work: KeyWork, end: KeyWorkEnd): void;
   /** The plaintext, or null when its key was shredded (the value is gone for good). */
   open(ctx: SealContext, field: SealedField, sealed: Sealed): Promise<string | null>;
   /**

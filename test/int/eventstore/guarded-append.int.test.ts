@@ -42,21 +42,21 @@ const call = async (n: number) => {
   expect(E.isRight(await store.append(jobStream, [ev()], 'no_stream'))).toBe(true);
   expect(E.isRight(await store.append(tenantStream, [ev()], 'no_stream'))).toBe(true);
   await pool.query('INSERT INTO custodian_call_requests (call, n) VALUES ($1, $2)', [id, n]);
-  const guard = (over: Partial<AdmissionGuard> = {}): AdmissionGuard => ({
-    call: id,
-    index: n + 1,
-    tenant: 't',
-    jobStream,
-    jobRevision: 0,
-    blockRevisions: [],
-    marks: '',
-    tenantStream,
-    tenantRevision: 0,
-    requestKey: null,
-    consumed: false,
-    claimed: false,
-    ...over,
-  });
+  // Frozen: the store answers what became of a guard and never writes to it (a write would throw).
+  const guard = (over: Partial<AdmissionGuard> = {}): AdmissionGuard =>
+    Object.freeze({
+      call: id,
+      index: n + 1,
+      tenant: 't',
+      jobStream,
+      jobRevision: 0,
+      blockRevisions: [],
+      marks: '',
+      tenantStream,
+      tenantRevision: 0,
+      requestKey: null,
+      ...over,
+    });
   return { id, guard };
 };
 
@@ -67,7 +67,7 @@ const liveKey = async (): Promise<AppendRow> => {
     "INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped) VALUES ($1::uuid, 't', 'p', 's', $2, 'tenant', '\\x00')",
     [id, id],
   );
-  return { kind: 'data_key_used', id, row: [id], committed: () => undefined, written: false };
+  return Object.freeze({ kind: 'data_key_used', id, row: Object.freeze([id]) });
 };
 
 const countOf = async (id: string) => (await pool.query<{ n: number }>('SELECT n FROM custodian_call_requests WHERE call = $1', [id])).rows[0]!.n;
@@ -93,8 +93,8 @@ describe('the guarded append', () => {
     expect(failedB.status === 'rejected' && failedB.reason instanceof GuardFailed).toBe(true);
     expect(okC.status === 'fulfilled' && E.isRight(okC.value)).toBe(true);
 
-    expect(guardA.consumed).toBe(true);
-    expect(guardB.consumed).toBe(false);
+    // The answer says the guard was counted: its request's later appends go without it.
+    expect(okA.status === 'fulfilled' && E.isRight(okA.value) && okA.value.right.guardCounted).toBe(true);
     expect(await countOf(a.id)).toBe(1);
     expect(await countOf(b.id)).toBe(4);
     expect((await store.readStream(streamA)).map((e) => e.revision)).toEqual([0, 1]);
@@ -201,14 +201,24 @@ describe('the guarded append', () => {
  * A chain of units appended to one stream (`appendChain`), each with its own guard and key rows:
  * no unit commits after one that did not; a unit that wrote nothing has its guard neither
  * counted nor spent (its command, decided again, carries it again and is counted once); a guard
- * that was counted is marked consumed (never counted twice); a row that conflicts fails only its
+ * that was counted is answered counted (never counted twice); a row that conflicts fails only its
  * own unit and the ones after it.
  */
 /** A key row the append must lock that does not exist (shredded elsewhere): its unit fails with `AppendRowTaken`. */
 const goneKey = (): AppendRow => {
   const id = randomUUID();
-  return { kind: 'data_key_used', id, row: [id], committed: () => undefined, written: false };
+  return Object.freeze({ kind: 'data_key_used', id, row: Object.freeze([id]) });
 };
+/** Whether each answer said the guard its unit carried was counted. */
+const counted = (answers: readonly Promise<AppendResult>[]) =>
+  Promise.all(
+    answers.map((p) =>
+      p.then(
+        (r) => (E.isRight(r) ? r.right.guardCounted : r.left.guardCounted) === true,
+        () => false,
+      ),
+    ),
+  );
 const settled = (answers: readonly Promise<AppendResult>[]) =>
   Promise.all(
     answers.map((p) =>
@@ -233,12 +243,11 @@ describe('a chain of guarded units', () => {
     expect(await settled(answers)).toEqual(['committed', 'GuardFailed', 'conflict']);
     expect((await store.readStream(s)).length).toBe(1);
     expect([await countOf(x.id), await countOf(y.id), await countOf(z.id)]).toEqual([1, 0, 0]);
-    expect(gx.consumed).toBe(true);
-    expect({ consumed: gz.consumed, claimed: gz.claimed }).toEqual({ consumed: false, claimed: false });
+    expect(await counted(answers)).toEqual([true, false, false]);
     // Decided again, the third unit carries its guard again and is counted once.
-    expect(E.isRight(await store.append(s, [ev()], 0, { guard: gz }))).toBe(true);
+    const again = await store.append(s, [ev()], 0, { guard: gz });
+    expect(E.isRight(again) && again.right.guardCounted).toBe(true);
     expect(await countOf(z.id)).toBe(1);
-    expect(gz.consumed).toBe(true);
   });
 
   it('writes nothing of a chain whose first unit’s guard fails, and counts the units after it at most once', async () => {
@@ -254,10 +263,10 @@ describe('a chain of guarded units', () => {
     expect(outcome[0]).toBe('GuardFailed');
     expect(outcome[1]).toBe('conflict');
     expect(await store.readStream(s)).toEqual([]);
-    // The second unit's guard was counted exactly when it is marked consumed, and never left claimed unspent.
-    expect(await countOf(y.id)).toBe(gy.consumed ? 1 : 0);
-    if (!gy.consumed) expect(gy.claimed).toBe(false);
-    expect(E.isRight(await store.append(s, [ev()], 'no_stream', { guard: gy }))).toBe(true);
+    // The second unit's guard was counted exactly when its answer says so; decided again, it carries it only if not.
+    const [, gyCounted] = await counted(answers);
+    expect(await countOf(y.id)).toBe(gyCounted ? 1 : 0);
+    expect(E.isRight(await store.append(s, [ev()], 'no_stream', { guard: gyCounted ? null : gy }))).toBe(true);
     expect(await countOf(y.id)).toBe(1);
   });
 
@@ -273,12 +282,7 @@ describe('a chain of guarded units', () => {
     ]);
     expect(await settled(answers)).toEqual(['conflict', 'conflict']);
     expect((await store.readStream(s)).length).toBe(2);
-    for (const [c, g] of [
-      [x, gx],
-      [y, gy],
-    ] as const) {
-      expect(await countOf(c.id)).toBe(g.consumed ? 1 : 0);
-      if (!g.consumed) expect(g.claimed).toBe(false);
-    }
+    const heard = await counted(answers);
+    expect([await countOf(x.id), await countOf(y.id)]).toEqual(heard.map((c) => (c ? 1 : 0)));
   });
 });
