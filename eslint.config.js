@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 const ADAPTERS = { regex: '(^|/)adapters(/|$)', message: 'depend on a port in domain/ports; adapters are wired in adapters/service.ts.' };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', '**/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
