@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { performance } from 'node:perf_hooks';
 import { startService, type Service } from '../adapters/service.ts';
 import { ADMIN, JOB, mintWith, newServiceKeys, provision, type BenchJob, type Json } from './api.ts';
@@ -101,6 +102,10 @@ export const benchShards = async (freshDatabase: (name: string) => Promise<strin
     await provision(adminOf(svc.url), job);
     const filled = await puts(svc.url, [job], moveRecords);
     reportFailures('filling the moved tenant', filled);
+    const target = new pg.Client({ connectionString: databases[1]!.url });
+    await target.connect();
+    const size = async () => Number((await target.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n);
+    const empty = await size();
     const started = performance.now();
     const moved = await adminOf(svc.url)('/v1/tenants/moved/move', { to: 'db2' });
     const ms = performance.now() - started;
@@ -108,6 +113,22 @@ export const benchShards = async (freshDatabase: (name: string) => Promise<strin
       `  move of a tenant of ${filled.ops} records (${String(moved.events)} events, audit size ${String((moved.audit as Json).size)}): ` +
         `${fmt(ms, 0)} ms in all, writes paused ${String(moved.paused_ms)} ms (of which the TTL and grace: ${Number(process.env.CUSTODIAN_PLACEMENT_TTL_MS ?? 1000) + Number(process.env.CUSTODIAN_MOVE_GRACE_MS ?? 2000)} ms)`,
     );
+    // What one tenant costs a database: its whole state (log, keys, read models, audit lines and
+    // tree) as the move wrote it, once the target's runner has built the rest.
+    const audited = Number((moved.audit as Json).size);
+    for (let i = 0; i < 600; i++) {
+      const { rows } = await target.query(`SELECT coalesce((SELECT size FROM rm_audit_heads WHERE tenant = 'moved'), 0) AS n`);
+      if (Number(rows[0].n) >= audited) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await target.query('VACUUM ANALYZE');
+    const bytes = (await size()) - empty;
+    const events = Number(moved.events);
+    console.log(
+      `  the moved tenant's footprint in its new database: ${fmt(bytes / 1024 / 1024, 1)} MiB for ${events} events = ${fmt(bytes / events, 0)} bytes an event ` +
+        `(log, keys, read models, audit lines and tree), ${fmt(bytes / filled.ops, 0)} bytes a record of this shape`,
+    );
+    await target.end();
   } finally {
     await svc.close();
   }
