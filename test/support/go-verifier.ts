@@ -46,5 +46,7 @@ export const runGoVerifier = (bin: string, input: unknown): Promise<{ code: numb
     const child = execFile(bin, [], { encoding: 'utf8' }, (error, stdout) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout }),
     );
+    // A verifier that exits before reading all of it closes the pipe: its exit code says why, not the EPIPE.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(JSON.stringify(input));
   });

@@ -54,6 +54,9 @@ const run = (bin: string, args: readonly string[], stdin = ''): Promise<{ code: 
     const child = execFile(bin, args, { encoding: 'utf8' }, (error, stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout, err: stderr }),
     );
+    // A child that exits without reading its input (keygen reads none) closes the pipe first: that
+    // EPIPE is not an outcome (the exit code and stderr are), and must not surface as an uncaught error.
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(stdin);
   });
 
