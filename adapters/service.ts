@@ -1,44 +1,18 @@
-import type { KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
-import type { Logger } from 'pino';
-import type { Witness } from '../domain/audit/witness-protocol.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { EventStore } from '../domain/ports/event-store.ts';
 import type { ProjectionRunner } from '../projections/runner.ts';
-import type { KafkaSettings } from './bus/kafka/client.ts';
 import type { Relay } from './bus/relay.ts';
 import type { CustodianServer } from './http/server.ts';
-import { buildCell } from './cell.ts';
+import { buildCell, type CellOptions } from './cell.ts';
 import type { TenantDatabase } from './shards/databases-env.ts';
 import { startShardedService } from './shards/sharded-service.ts';
 
-export interface ServiceOptions {
-  readonly databaseUrl: string;
-  readonly adminKey: string;
-  readonly masterKey: Buffer;
-  /** The cluster secrets key for envelope MACs; dev mode (absent) derives them from the master key. */
-  readonly secretsKey?: Buffer;
-  /** The Ed25519 audit key that signs receipts and checkpoints. */
-  readonly auditKey: KeyObject;
-  /** CUSTODIAN_LOG_ORIGIN: the deployment's log name, before `/<tenant>` in every origin; absent: derived from the audit key. */
-  readonly logOrigin?: string;
-  /** The witnesses whose cosignatures the checkpoints take (CUSTODIAN_WITNESSES): keys, and the URL of each the checkpoints are submitted to. */
-  readonly witnesses?: readonly Witness[];
-  /** CUSTODIAN_WITNESS_QUORUM: how many must cosign a checkpoint for it to be served as witnessed (default: every witness with a URL). */
-  readonly witnessQuorum?: number;
-  /** CUSTODIAN_WITNESS_INTERVAL_MS: the most often a tenant's checkpoint is submitted to one witness (default 1000). */
-  readonly witnessIntervalMs?: number;
-  /** How often retention runs for every tenant; 0 or absent: only on POST …/retention/run. */
-  readonly retentionIntervalMs?: number;
+/** What a service is started with: what each cell is built with, and where it listens and which databases it routes to. */
+export interface ServiceOptions extends Omit<CellOptions, 'publicUrl' | 'connectTimeoutMs' | 'databaseName'> {
   readonly host?: string;
   readonly port?: number;
-  readonly testClock?: boolean;
-  readonly logger?: Logger;
-  /** Defaults to PostgreSQL in the same database as the read models. */
-  readonly eventStore?: EventStore;
-  /** When set, a relay publishes every committed event to this Kafka topic (SPEC §10). */
-  readonly kafka?: KafkaSettings;
   /** CUSTODIAN_DATABASES: the tenant databases by name; absent or empty, the tenants live in the control database. */
   readonly databases?: readonly TenantDatabase[];
   /** CUSTODIAN_DB_POOL_MAX: the connections one instance holds across its tenant databases (default 20). */
