@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const SUPPORT = path.dirname(fileURLToPath(import.meta.url));
 
-const goAvailable = () => {
+/** Whether `go` is installed (the tests that need it say so in one line and skip without it). */
+export const goAvailable = () => {
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
     return true;
@@ -17,24 +18,25 @@ const goAvailable = () => {
 };
 
 /**
- * A Go program of test/support (its own pinned module) built once per source version into a
- * temp directory; null when `go` is not installed.
+ * A Go program of test/support (its own pinned module, `name`) built once per source version
+ * into a temp directory; null when `go` is not installed. `pkg` builds another package the
+ * module pins (a `tool` line) as the binary `bin`.
  */
-export const goProgram = (name: string): string | null => {
+export const goProgram = (name: string, pkg = '.', bin = name): string | null => {
   if (!goAvailable()) return null;
   const module = path.join(SUPPORT, name);
   const digest = createHash('sha256');
   for (const f of ['main.go', 'go.mod', 'go.sum']) digest.update(readFileSync(path.join(module, f)));
   const dir = path.join(tmpdir(), `custodian-${name}-${digest.digest('hex').slice(0, 16)}`);
-  const bin = path.join(dir, name);
-  if (!existsSync(bin)) {
+  const file = path.join(dir, bin);
+  if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
     // Built beside it and renamed: a build cut short never leaves a broken binary behind.
-    const partial = `${bin}.${process.pid}`;
-    execFileSync('go', ['build', '-o', partial, '.'], { cwd: module, stdio: 'pipe', timeout: 300_000 });
-    renameSync(partial, bin);
+    const partial = `${file}.${process.pid}`;
+    execFileSync('go', ['build', '-o', partial, pkg], { cwd: module, stdio: 'pipe', timeout: 600_000 });
+    renameSync(partial, file);
   }
-  return bin;
+  return file;
 };
 
 /** The Go verifier (test/support/go-verifier: golang.org/x/mod/sumdb/note and sumdb/tlog). */

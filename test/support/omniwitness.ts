@@ -1,24 +1,12 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.ts';
-
-const MODULE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'omniwitness');
+import { goProgram } from './go-verifier.ts';
 
 /** The witness network's software, pinned in test/support/omniwitness/go.mod (its `tool` line). */
 export const OMNIWITNESS = 'github.com/transparency-dev/witness/cmd/omniwitness';
-
-const goAvailable = () => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 export interface WitnessBinaries {
   /** transparency-dev's omniwitness, at the version the module pins. */
@@ -32,21 +20,9 @@ export interface WitnessBinaries {
  * directory; null when `go` is not installed.
  */
 export const witnessBinaries = (): WitnessBinaries | null => {
-  if (!goAvailable()) return null;
-  const digest = createHash('sha256');
-  for (const f of ['main.go', 'go.mod', 'go.sum']) digest.update(readFileSync(path.join(MODULE, f)));
-  const dir = path.join(tmpdir(), `custodian-omniwitness-${digest.digest('hex').slice(0, 16)}`);
-  mkdirSync(dir, { recursive: true });
-  const build = (name: string, pkg: string) => {
-    const bin = path.join(dir, name);
-    if (existsSync(bin)) return bin;
-    // Built beside it and renamed: a build cut short never leaves a broken binary behind.
-    const partial = `${bin}.${process.pid}`;
-    execFileSync('go', ['build', '-o', partial, pkg], { cwd: MODULE, stdio: 'pipe', timeout: 600_000 });
-    renameSync(partial, bin);
-    return bin;
-  };
-  return { omniwitness: build('omniwitness', OMNIWITNESS), tool: build('witness-tool', '.') };
+  const omniwitness = goProgram('omniwitness', OMNIWITNESS, 'omniwitness');
+  const tool = goProgram('omniwitness', '.', 'witness-tool');
+  return omniwitness && tool ? { omniwitness, tool } : null;
 };
 
 const run = (bin: string, args: readonly string[], stdin = ''): Promise<{ code: number; out: string; err: string }> =>
