@@ -10,7 +10,8 @@ import { groupCommitter, type BeforeCommit, type InlineProjections } from './pos
 
 const CHANNEL = 'custodian_events';
 
-interface Row {
+/** An events row as the store reads it (`EVENT_COLUMNS`). */
+export interface EventRow {
   position: number;
   stream: string;
   revision: number;
@@ -22,7 +23,7 @@ interface Row {
   recorded_ms: number;
 }
 
-const toRecorded = (r: Row): RecordedEvent => ({
+export const toRecorded = (r: EventRow): RecordedEvent => ({
   position: r.position,
   stream: r.stream,
   revision: r.revision,
@@ -34,7 +35,8 @@ const toRecorded = (r: Row): RecordedEvent => ({
   recorded_at: r.recorded_ms,
 });
 
-const COLUMNS = `position, stream, revision, event_id, type, schema_version, data, metadata,
+/** The columns every read of the log selects, as `toRecorded` takes them. */
+export const EVENT_COLUMNS = `position, stream, revision, event_id, type, schema_version, data, metadata,
   (extract(epoch from recorded_at) * 1000)::bigint AS recorded_ms`;
 
 export interface PostgresStoreOptions {
@@ -96,15 +98,15 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
       return committer.append(stream, events, expected, appendWith);
     },
     async readStream(stream, fromRevision = 0) {
-      const { rows } = await pool.query<Row>(
-        prepared(`SELECT ${COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]),
+      const { rows } = await pool.query<EventRow>(
+        prepared(`SELECT ${EVENT_COLUMNS} FROM custodian_events WHERE stream = $1 AND revision >= $2 ORDER BY revision`, [stream, fromRevision]),
       );
       return rows.map(toRecorded);
     },
     async readAll(after, options) {
-      const { rows } = await pool.query<Row>(
+      const { rows } = await pool.query<EventRow>(
         prepared(
-          `SELECT ${COLUMNS} FROM custodian_events
+          `SELECT ${EVENT_COLUMNS} FROM custodian_events
            WHERE position > $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
            ORDER BY position LIMIT $2`,
           [after, options?.limit ?? 1000],

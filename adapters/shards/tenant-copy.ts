@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { RecordedEvent } from '../../domain/ports/event-store.ts';
 import type { InlineProjections } from '../eventstore/postgres-group-commit.ts';
 import { inTransaction } from '../postgres/pool.ts';
+import { EVENT_COLUMNS, toRecorded, type EventRow } from '../eventstore/postgres.ts';
 import { CALLS_OF_TENANT, deleteTenantModels } from '../../queries/tenant-residence.ts';
 
 /** A tenant that cannot be moved as it is (a stream of it holds another tenant's events). */
@@ -36,18 +36,6 @@ export const tenantLastPosition = async (pool: pg.Pool, tenant: string): Promise
 export const tenantEventCount = async (pool: pg.Pool, tenant: string): Promise<number> =>
   Number((await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_events WHERE metadata->>'tenant' = $1`, [tenant])).rows[0]!.n);
 
-interface EventRow {
-  position: number;
-  stream: string;
-  revision: number;
-  event_id: string;
-  type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: RecordedEvent['metadata'];
-  recorded_ms: number;
-}
-
 /**
  * Copies the tenant's whole state from `source` to `target` in one target transaction: its
  * events in log order, byte for byte (id, data, metadata with the MAC, time; revisions kept,
@@ -74,12 +62,7 @@ export const copyTenant = async (
       [streams, tenant],
     );
     if (shared[0]!.n > 0) throw new MoveRefused(`a stream of tenant ${tenant} holds another tenant's events`);
-    const { rows: events } = await tx.query<EventRow>(
-      `SELECT position, stream, revision, event_id, type, schema_version, data, metadata,
-              (extract(epoch FROM recorded_at) * 1000)::float8 AS recorded_ms
-       FROM custodian_events WHERE stream = ANY($1) ORDER BY position`,
-      [streams],
-    );
+    const { rows: events } = await tx.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM custodian_events WHERE stream = ANY($1) ORDER BY position`, [streams]);
     const { rows: json } = await tx.query<{ events: unknown }>(
       `SELECT coalesce(jsonb_agg(to_jsonb(e) ORDER BY e.position), '[]'::jsonb) AS events FROM custodian_events e WHERE e.stream = ANY($1)`,
       [streams],
@@ -115,17 +98,8 @@ export const copyTenant = async (
        WHERE l.tenant = $1 AND l.position = m.old`,
       [tenant, read.events.map((e) => Number(e.position)), read.events.map((_, i) => first + i)],
     );
-    const recorded: RecordedEvent[] = read.events.map((e, i) => ({
-      event_id: e.event_id,
-      type: e.type,
-      schema_version: e.schema_version,
-      data: e.data,
-      metadata: e.metadata,
-      stream: e.stream,
-      revision: Number(e.revision),
-      position: first + i,
-      recorded_at: Math.floor(e.recorded_ms),
-    }));
+    // As the store reads them, at the positions they now hold (what the inline models are written from).
+    const recorded = read.events.map((e, i) => toRecorded({ ...e, position: first + i }));
     const handled = recorded.filter((e) => inline.handles(e.type));
     if (handled.length > 0) {
       const fusedStatement = await inline.apply(tx, handled);

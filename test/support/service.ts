@@ -21,6 +21,25 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
+/** A request with the admin key to the service at `url`: its status and its body (parsed when JSON). */
+export const adminCall =
+  (url: string) =>
+  async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the test will say so
+    }
+    return { status: res.status, body: parsed };
+  };
+
 /**
  * The whole service, in process, on a free port and its own fresh database — or, with
  * `shareWith`, a second process-like instance on the same database and keys.
@@ -68,21 +87,7 @@ export const startTestService = async (
       const { rows } = await service.pool.query<{ p: number | null }>('SELECT max(position) AS p FROM custodian_events');
       return Number(rows[0]?.p ?? 0);
     },
-    async admin(method, path, body, headers = {}) {
-      const res = await fetch(`${service.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        // not JSON: the test will say so
-      }
-      return { status: res.status, body: parsed };
-    },
+    admin: adminCall(service.url),
     async stop() {
       await service.close();
       await db?.drop();

@@ -9,7 +9,7 @@ import type { TenantDatabase } from '../../adapters/shards/databases-env.ts';
 import type { Cell } from '../../adapters/cell.ts';
 import type { KafkaSettings } from '../../adapters/bus/kafka/client.ts';
 import { freshDatabase } from './database.ts';
-import { ADMIN_KEY, type TestService } from './service.ts';
+import { ADMIN_KEY, adminCall, type TestService } from './service.ts';
 
 /** One tenant database on its own embedded PostgreSQL server, which a test can stop and start again. */
 export interface TenantServer extends TenantDatabase {
@@ -73,21 +73,7 @@ export const shardedDeployment = async (databases: readonly TenantDatabase[], ke
       })) as Service & { readonly cells: ReadonlyMap<string, Cell> };
       const instance: ShardedInstance = {
         ...service,
-        async admin(method, route, body, headers = {}) {
-          const res = await fetch(`${service.url}${route}`, {
-            method,
-            headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-            ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-          });
-          const text = await res.text();
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // not JSON: the test will say so
-          }
-          return { status: res.status, body: parsed };
-        },
+        admin: adminCall(service.url),
       };
       instances.push(instance);
       return instance;
