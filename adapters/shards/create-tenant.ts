@@ -43,11 +43,19 @@ export const createTenant = async (req: IncomingMessage, res: ServerResponse, ce
       message: `database: name one of the tenant databases (${known}), or leave it out`,
     });
   }
+  // The body without `database`, as the cell takes it. A body nested too deep to write again
+  // (JSON.stringify overflows the stack) is one the cell refuses: it is passed to it as it came.
+  let payload: string;
+  try {
+    payload = JSON.stringify(rest);
+  } catch {
+    return sendInjected(res, await inject(cells.names[0]!, raw));
+  }
   const tenant = fields.id;
   if (!(await placement.of(tenant))) await adoptIfHeld(cells, placement, tenant);
   let answer: LightMyRequestResponse | undefined;
   const placed = await placement.place(tenant, database, cells.names, async (name) => {
-    answer = await inject(name, JSON.stringify(rest));
+    answer = await inject(name, payload);
     return answer.statusCode >= 200 && answer.statusCode < 300;
   });
   const ok = answer!.statusCode >= 200 && answer!.statusCode < 300;

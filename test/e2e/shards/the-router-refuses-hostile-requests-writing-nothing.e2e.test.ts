@@ -200,6 +200,12 @@ describe('the router of several databases refuses hostile requests, writing noth
       refused(await send('POST', route, { auth: ADMIN_KEY, body: deep }));
       refused(await send('POST', route, { auth: ADMIN_KEY, body: deepObject }));
       refused(await send('POST', route, { auth: ADMIN_KEY, body: '{"to":' + deep + ',"id":' + deep + '}' }));
+      // A good id (and a good database) beside a deep or ill-formed field: the cell refuses the field; nothing is placed.
+      refused(
+        await send('POST', route, { auth: ADMIN_KEY, body: '{"id":"deep","to":"db2","database":"db2","x":' + deep + '}' }),
+        route === '/v1/tenants' ? 400 : 413,
+      );
+      refused(await send('POST', route, { auth: ADMIN_KEY, body: '{"id":"lone","to":"db2","database":"db2","x":"\\ud800\\u0000"}' }), 400);
       const huge = JSON.stringify({ id: 'huge', to: 'db2', pad: 'x'.repeat(8 * 1024 * 1024) });
       const over = await raw(
         `POST ${route} HTTP/1.1\r\nHost: router\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${huge.length}\r\nConnection: close\r\n\r\n${huge}`,
