@@ -5,6 +5,7 @@ import { forwardedHeaders, readBody, sendInjected, sendJson } from './http-io.ts
 import type { PlacementStore } from './placement.ts';
 import { adoptIfHeld } from './adopt.ts';
 import type { LightMyRequestResponse } from 'fastify';
+import { TENANT_ID } from '../../domain/shared/names.ts';
 
 /**
  * `POST /v1/tenants` (the admin key already checked): places the tenant — on `database` when
@@ -30,7 +31,8 @@ export const createTenant = async (req: IncomingMessage, res: ServerResponse, ce
     body = undefined;
   }
   const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  if (!fields || typeof fields.id !== 'string') return sendInjected(res, await inject(cells.names[0]!, raw));
+  // An id that is no tenant id (a NUL, a lone surrogate) never reaches a placement query: the cell refuses it.
+  if (!fields || typeof fields.id !== 'string' || !TENANT_ID.test(fields.id)) return sendInjected(res, await inject(cells.names[0]!, raw));
   const { database, ...rest } = fields;
   if (database !== undefined && (typeof database !== 'string' || !cells.byName.has(database))) {
     const known = cells.names.join(', ');
@@ -41,11 +43,19 @@ export const createTenant = async (req: IncomingMessage, res: ServerResponse, ce
       message: `database: name one of the tenant databases (${known}), or leave it out`,
     });
   }
+  // The body without `database`, as the cell takes it. A body nested too deep to write again
+  // (JSON.stringify overflows the stack) is one the cell refuses: it is passed to it as it came.
+  let payload: string;
+  try {
+    payload = JSON.stringify(rest);
+  } catch {
+    return sendInjected(res, await inject(cells.names[0]!, raw));
+  }
   const tenant = fields.id;
   if (!(await placement.of(tenant))) await adoptIfHeld(cells, placement, tenant);
   let answer: LightMyRequestResponse | undefined;
   const placed = await placement.place(tenant, database, cells.names, async (name) => {
-    answer = await inject(name, JSON.stringify(rest));
+    answer = await inject(name, payload);
     return answer.statusCode >= 200 && answer.statusCode < 300;
   });
   const ok = answer!.statusCode >= 200 && answer!.statusCode < 300;

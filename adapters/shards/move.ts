@@ -58,6 +58,9 @@ const sourceRelayed = async (source: Cell, tenant: string): Promise<void> => {
   }
 };
 
+/** A move's body is `{"to": <database>}`: far less than this. */
+const MOVE_BODY_BYTES = 4096;
+
 const refuse = (res: ServerResponse, status: number, body: Record<string, unknown>) => sendJson(res, status, body);
 
 /**
@@ -70,7 +73,19 @@ const refuse = (res: ServerResponse, status: number, body: Record<string, unknow
  * finishes.
  */
 export const tenantMover = (deps: MoveDeps) => async (req: IncomingMessage, res: ServerResponse, tenant: string) => {
-  const raw = await readBody(req, 4096);
+  const raw = await readBody(req, MOVE_BODY_BYTES);
+  if (raw === null)
+    return sendJson(
+      res,
+      413,
+      {
+        error: 'too_large',
+        field: 'body',
+        limit: MOVE_BODY_BYTES,
+        message: `the body is too large (at most ${MOVE_BODY_BYTES} bytes): send {"to": <database>}`,
+      },
+      { connection: 'close' },
+    );
   let body: unknown;
   try {
     body = raw === null ? undefined : JSON.parse(raw.toString('utf8'));
