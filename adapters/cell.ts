@@ -38,7 +38,7 @@ import { auditLinesStore } from './eventstore/audit-lines.ts';
 import { eventMacKeys } from './eventstore/event-macs.ts';
 import { authenticateLegacyEvents } from './eventstore/postgres-legacy-macs.ts';
 import { inlineProjections } from './eventstore/inline-projections.ts';
-import type { InlineProjections } from './eventstore/postgres-group-commit.ts';
+import type { InlineProjections } from './eventstore/inline-projections.ts';
 import { instrumentedEventStore } from './eventstore/instrumented.ts';
 import { createMetrics, type CustodianMetrics } from './metrics/registry.ts';
 import { logFence } from '../queries/fence.ts';

@@ -3,7 +3,7 @@ import { callsProjection } from './calls.ts';
 import { dedupeDigestsProjection } from './dedupe-digests.ts';
 import { jobsProjection } from './jobs.ts';
 import type { Projection } from './projection.ts';
-import { applyRecordsBatch, recordsFragments, recordsProjection } from './records.ts';
+import { recordsProjection } from './records.ts';
 import { revocationsProjection } from './revocations.ts';
 import { retentionProjection } from './retention.ts';
 import { createAuditProjection } from './audit.ts';
@@ -14,25 +14,14 @@ export interface ProjectionDeps {
   readonly sealer: Sealer;
 }
 
-/**
- * What the records and calls models read, and the records model's set-based path (both defined
- * beside them). The records model is inline: a put's answer promises its list index, versions
- * and request keys.
- */
-const records: Projection = {
-  ...recordsProjection,
-  canHandle: ['RecordVersionWritten', 'RecordRemoved'],
-  inline: true,
-  applyBatch: (sql, items) => applyRecordsBatch(sql, items),
-  fragments: async (items) => recordsFragments(items),
-};
+/** What the calls model reads (declared beside it). */
 const calls: Projection = { ...callsProjection, canHandle: ['CallMinted', 'CallEnded'] };
 
 export const allProjections = (deps: ProjectionDeps): readonly Projection[] => [
   tenantsProjection,
   jobsProjection,
   calls,
-  records,
+  recordsProjection,
   dedupeDigestsProjection(deps.sealer),
   revocationsProjection,
   retentionProjection,
@@ -53,7 +42,7 @@ export const busProjections = (deps: Partial<ProjectionDeps> = {}): readonly Pro
     tenantsProjection,
     jobsProjection,
     calls,
-    records,
+    recordsProjection,
     ...(deps.sealer ? [dedupeDigestsProjection(deps.sealer)] : []),
     revocationsProjection,
     retentionProjection,

@@ -1,62 +1,41 @@
 import type { Sealer } from '../domain/ports/sealer.ts';
-import type { Sql } from '../domain/ports/read-model.ts';
-import { fused, type Fragment } from './fragments.ts';
-import type { Applicable, Projection } from './projection.ts';
-
-const keyOf = (d: { tenant: string; plugin: string; scope: string; key: string }) => [d.tenant, d.plugin, d.scope, d.key] as const;
+import { applyFragments, asOneUnit, type Fragment, type UnitEvent } from './fragments.ts';
+import type { Projection } from './projection.ts';
 
 /**
- * A record's row depends only on its last event, so a batch keeps each record's last event,
- * opens those digests, and writes with one statement (a DELETE and an upsert, as fragments).
+ * A record's row depends only on its last event, so the statement keeps each record's last
+ * event among the units that committed: its digest upserted when it is a write whose digest
+ * opens, its row deleted otherwise (a removal, a write without one). Every write's digest is
+ * opened first (which one is last is known only in the statement).
  */
-const fragmentsOf = async (sealer: Sealer, items: readonly Applicable[]): Promise<readonly Fragment[]> => {
-  const last = new Map<string, Applicable>();
-  for (const a of items) {
-    if (a.event.type !== 'RecordVersionWritten' && a.event.type !== 'RecordRemoved') continue;
-    const id = JSON.stringify(keyOf(a.event.data));
-    last.delete(id);
-    last.set(id, a);
+const fragmentsOf = async (sealer: Sealer, events: readonly UnitEvent[]): Promise<readonly Fragment[]> => {
+  await sealer.prefetch?.(events.flatMap(({ event }) => (event.type === 'RecordVersionWritten' && event.data.dedupe !== null ? [event.data.dedupe] : [])));
+  const rows = [];
+  for (const [n, { unit, event }] of events.entries()) {
+    if (event.type !== 'RecordVersionWritten' && event.type !== 'RecordRemoved') continue;
+    const { tenant, plugin, scope, key } = event.data;
+    const d = event.type === 'RecordVersionWritten' ? event.data : null;
+    const digest = d === null || d.dedupe === null ? null : await sealer.open({ ...d, data_subject: d.data_subject }, 'dedupe', d.dedupe);
+    rows.push({ n, unit, tenant, plugin, scope, key, version: d?.version ?? null, digest });
   }
-  await sealer.prefetch?.(
-    [...last.values()].flatMap(({ event }) => (event.type === 'RecordVersionWritten' && event.data.dedupe !== null ? [event.data.dedupe] : [])),
-  );
-  const gone: (readonly string[])[] = [];
-  const kept: { where: readonly string[]; version: number; digest: string }[] = [];
-  for (const { event } of last.values()) {
-    if (event.type === 'RecordRemoved') {
-      gone.push(keyOf(event.data));
-      continue;
-    }
-    if (event.type !== 'RecordVersionWritten') continue;
-    const d = event.data;
-    const digest = d.dedupe === null ? null : await sealer.open({ ...d, data_subject: d.data_subject }, 'dedupe', d.dedupe);
-    if (digest === null) gone.push(keyOf(d));
-    else kept.push({ where: keyOf(d), version: d.version, digest });
-  }
-  const column = (rows: readonly (readonly string[])[], i: number) => rows.map((r) => r[i]!);
-  if (gone.length === 0 && kept.length === 0) return [];
-  const where = kept.map((k) => k.where);
-  // The removals and the upserts touch different records (each record's last event only), so one statement holds both.
+  if (rows.length === 0) return [];
   return [
     {
-      text: `DELETE FROM rm_dedupe_digests r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
-       WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key`,
-      params: [0, 1, 2, 3].map((i) => column(gone, i)),
-    },
-    {
+      ctes: [
+        `dedupe_last AS MATERIALIZED (
+           SELECT DISTINCT ON (tenant, plugin, scope, key) x.* FROM json_to_recordset($1::json)
+             AS x(n int, unit int, tenant text, plugin text, scope text, key text, version int, digest text)
+           WHERE x.unit IN (SELECT unit FROM committed) ORDER BY tenant, plugin, scope, key, n DESC)`,
+        `dedupe_gone AS (
+           DELETE FROM rm_dedupe_digests r USING dedupe_last d
+           WHERE d.digest IS NULL AND r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key)`,
+      ],
       text: `INSERT INTO rm_dedupe_digests (tenant, plugin, scope, key, version, digest)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[])
+       SELECT tenant, plugin, scope, key, version, digest FROM dedupe_last WHERE digest IS NOT NULL
        ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, digest = EXCLUDED.digest`,
-      params: [...[0, 1, 2, 3].map((i) => column(where, i)), kept.map((k) => k.version), kept.map((k) => k.digest)],
+      params: [JSON.stringify(rows)],
     },
   ];
-};
-
-const applyLast = async (sealer: Sealer, sql: Sql, items: readonly Applicable[]) => {
-  const fragments = await fragmentsOf(sealer, items);
-  if (fragments.length === 0) return;
-  const { text, params } = fused(fragments);
-  await sql.query(text, params);
 };
 
 /**
@@ -70,7 +49,7 @@ export const dedupeDigestsProjection = (sealer: Sealer): Projection => ({
   // A list's dedupe filter answers from it right after a put.
   inline: true,
   tables: ['rm_dedupe_digests'],
-  apply: (sql, event, recorded) => applyLast(sealer, sql, [{ event, recorded }]),
-  applyBatch: (sql, items) => applyLast(sealer, sql, items),
-  fragments: (items) => fragmentsOf(sealer, items),
+  apply: async (sql, event) => applyFragments(sql, await fragmentsOf(sealer, [{ unit: 1, event }])),
+  applyBatch: async (sql, items) => applyFragments(sql, await fragmentsOf(sealer, asOneUnit(items))),
+  fragments: (events) => fragmentsOf(sealer, events),
 });

@@ -1,7 +1,10 @@
+import type { DomainEvent } from '../domain/events/registry.ts';
+import type { Sql } from '../domain/ports/read-model.ts';
+
 /**
  * One data-modifying statement with no WITH of its own, naming its parameters `$1` … `$n`
- * (`params`, in order) and no other `$`. Fragments of models that own disjoint tables can be
- * sent as one statement (`fused`), each a data-modifying CTE: one round trip instead of one each.
+ * (`params`, in order) and no other `$`. Fragments of models that own disjoint tables are sent
+ * as one statement (`fused`), each a data-modifying CTE: one round trip for them all.
  */
 export interface Fragment {
   readonly text: string;
@@ -13,9 +16,33 @@ export interface Fragment {
   readonly ctes?: readonly string[];
 }
 
-/** The fragments as one statement, each its own CTE, their parameters numbered on. */
-export const fused = (fragments: readonly Fragment[]): { text: string; params: unknown[] } => {
-  let offset = 0;
+/**
+ * An event an inline model writes in its commit's own statement, with its unit's 1-based place
+ * in the batch. The statement's `committed` CTE (one column, `unit`) names the units that
+ * committed: a model writes only their events, and — since the CTEs of one statement do not
+ * see each other's writes — says in SQL what one event after another would have left.
+ */
+export interface UnitEvent {
+  readonly unit: number;
+  readonly event: DomainEvent;
+}
+
+/** What leads the fused statement: CTEs every fragment may read (`committed`), their parameters, and what it answers. */
+export interface Lead {
+  readonly ctes: readonly string[];
+  readonly params: readonly unknown[];
+  readonly select: string;
+}
+
+/** The lead of a statement whose events all stand (a rebuild, the runner, a tenant's copy): every event is unit 1, committed. */
+export const EVERY_EVENT: Lead = { ctes: ['committed AS (SELECT 1 AS unit)'], params: [], select: 'SELECT 1' };
+
+/** The events as unit 1 of `EVERY_EVENT`. */
+export const asOneUnit = (events: readonly { readonly event: DomainEvent }[]): UnitEvent[] => events.map(({ event }) => ({ unit: 1, event }));
+
+/** The fragments as one statement after the lead's CTEs, each its own CTE, their parameters numbered on. */
+export const fused = (fragments: readonly Fragment[], lead: Lead = { ctes: [], params: [], select: 'SELECT 1' }): { text: string; params: unknown[] } => {
+  let offset = lead.params.length;
   const ctes = fragments.flatMap((f, i) => {
     const at = offset;
     const numbered = (text: string) =>
@@ -26,5 +53,12 @@ export const fused = (fragments: readonly Fragment[]): { text: string; params: u
     offset += f.params.length;
     return [...(f.ctes ?? []).map(numbered), `f${i} AS (${numbered(f.text)})`];
   });
-  return { text: `WITH ${ctes.join(',\n  ')}\nSELECT 1`, params: fragments.flatMap((f) => f.params) };
+  return { text: `WITH ${[...lead.ctes, ...ctes].join(',\n  ')}\n${lead.select}`, params: [...lead.params, ...fragments.flatMap((f) => f.params)] };
+};
+
+/** The fragments applied as one statement in which every event stands: how the runner and a rebuild write an inline model. */
+export const applyFragments = async (sql: Sql, fragments: readonly Fragment[]): Promise<void> => {
+  if (fragments.length === 0) return;
+  const { text, params } = fused(fragments, EVERY_EVENT);
+  await sql.query(text, params);
 };

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '../domain/events/registry.ts';
 import type { RecordedEvent } from '../domain/ports/event-store.ts';
 import type { Sql } from '../domain/ports/read-model.ts';
-import type { Fragment } from './fragments.ts';
+import type { Fragment, UnitEvent } from './fragments.ts';
 
 /** A decoded event beside the log entry it came from. */
 export interface Applicable {
@@ -34,9 +34,10 @@ export interface LogSpan {
  * `canHandle` names the event types the model reads: the runner decodes nothing else for it.
  * A projection that declares none is handed every event.
  *
- * `inline`: the model is written in the append's own transaction where the log can share one
+ * `inline`: the model is written in its commit's own statement where the log can share one
  * (PostgreSQL), so an answer that promises it waits for no runner; elsewhere the runner builds
- * it like any other. An inline model must name what it reads in `canHandle`.
+ * it like any other. An inline model names what it reads in `canHandle` and says every batch
+ * of it as `fragments`.
  *
  * `applyBatch`, when present, applies consecutive events in log order with set-based
  * statements and must leave exactly what `apply` one by one would. `span` is the stretch of
@@ -58,11 +59,11 @@ export interface Projection {
   apply(sql: Sql, event: DomainEvent, recorded: RecordedEvent): Promise<void>;
   applyBatch?(sql: Sql, events: readonly Applicable[], span: LogSpan): Promise<void>;
   /**
-   * What `applyBatch` would write, as fragments (`fragments.ts`) to be sent with other models'
-   * in one statement — when the batch is that simple; null when it is not (then `applyBatch`).
-   * Used where a round trip counts: the models written in an append's own transaction.
+   * An inline model's writes for a batch's events, as fragments (`fragments.ts`) sent in the
+   * commit's one statement: they write only the events of the units its `committed` CTE names,
+   * and leave what `apply` one event after another would.
    */
-  fragments?(events: readonly Applicable[]): Promise<readonly Fragment[] | null>;
+  fragments?(events: readonly UnitEvent[]): Promise<readonly Fragment[]>;
   /** Awaits the writes a span with `more` left in flight (a failure among them rejects here). */
   settle?(): Promise<void>;
 }

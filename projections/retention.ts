@@ -1,31 +1,68 @@
-import type { Sql } from '../domain/ports/read-model.ts';
-import type { Fragment } from './fragments.ts';
-import type { Applicable, Projection } from './projection.ts';
-import { inRuns } from './runs.ts';
+import { applyFragments, asOneUnit, type Fragment, type UnitEvent } from './fragments.ts';
+import type { Projection } from './projection.ts';
 
-interface RecordRef {
-  readonly tenant: string;
-  readonly plugin: string;
-  readonly scope: string;
-  readonly key: string;
-}
-
-/** A run of writes and removals: one DELETE of their renewals. */
-const renewalsDropped = (refs: readonly RecordRef[]): Fragment => ({
-  text: `DELETE FROM rm_renewals r USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS d(tenant, plugin, scope, key)
-     WHERE r.tenant = d.tenant AND r.plugin = d.plugin AND r.scope = d.scope AND r.key = d.key`,
-  params: [refs.map((r) => r.tenant), refs.map((r) => r.plugin), refs.map((r) => r.scope), refs.map((r) => r.key)],
-});
-
-const dropRenewals = (sql: Sql, refs: readonly RecordRef[]) => {
-  const { text, params } = renewalsDropped(refs);
-  return sql.query(text, params);
+/** An event as one row of the batch's JSON input (`n`: its place in the batch), or null when the model does not read it. */
+const inputRow = ({ unit, event }: UnitEvent, n: number) => {
+  switch (event.type) {
+    case 'RenewalRequested': {
+      const { tenant, plugin, scope, key, version, ends_at, requested_ms } = event.data;
+      return { n, unit, kind: 'asked', tenant, plugin, scope, key, version, ends_at, requested_ms };
+    }
+    case 'RecordVersionWritten':
+    case 'RecordRemoved': {
+      // A new version is the renewal; a removed record needs none.
+      const { tenant, plugin, scope, key } = event.data;
+      return { n, unit, kind: 'renewed', tenant, plugin, scope, key };
+    }
+    case 'HoldPlaced': {
+      const { tenant, hold, selector, reason, placed_ms } = event.data;
+      return { n, unit, kind: 'placed', tenant, hold, selector, reason, placed_ms };
+    }
+    case 'HoldReleased':
+      return { n, unit, kind: 'released', tenant: event.data.tenant, hold: event.data.hold };
+    default:
+      return null;
+  }
 };
 
-const refOf = ({ event }: Applicable): RecordRef | null =>
-  event.type === 'RecordVersionWritten' || event.type === 'RecordRemoved'
-    ? { tenant: event.data.tenant, plugin: event.data.plugin, scope: event.data.scope, key: event.data.key }
-    : null;
+const sameRecord = (a: string, b: string) => `${a}.tenant = ${b}.tenant AND ${a}.plugin = ${b}.plugin AND ${a}.scope = ${b}.scope AND ${a}.key = ${b}.key`;
+
+/**
+ * The batch's events among the units that committed, as one fragment: a record's renewal row
+ * follows its last event (asked: upserted; written or removed: deleted), a hold its last event
+ * (placed: inserted; released: deleted). Each row is touched by one CTE only.
+ */
+const retentionFragment = (events: readonly UnitEvent[]): Fragment | null => {
+  const rows = events.flatMap((e, n) => inputRow(e, n) ?? []);
+  if (rows.length === 0) return null;
+  return {
+    ctes: [
+      `retention_input AS MATERIALIZED (
+         SELECT x.* FROM json_to_recordset($1::json) AS x(n int, unit int, kind text, tenant text, plugin text, scope text, key text,
+           version int, ends_at bigint, requested_ms bigint, hold text, selector jsonb, reason text, placed_ms bigint)
+         WHERE x.unit IN (SELECT unit FROM committed))`,
+      `retention_records AS MATERIALIZED (
+         SELECT DISTINCT ON (tenant, plugin, scope, key) * FROM retention_input WHERE kind IN ('asked', 'renewed')
+         ORDER BY tenant, plugin, scope, key, n DESC)`,
+      `retention_holds AS MATERIALIZED (
+         SELECT DISTINCT ON (tenant, hold) * FROM retention_input WHERE kind IN ('placed', 'released') ORDER BY tenant, hold, n DESC)`,
+      `retention_renewed AS (DELETE FROM rm_renewals r USING retention_records l WHERE l.kind = 'renewed' AND ${sameRecord('r', 'l')})`,
+      `retention_asked AS (
+         INSERT INTO rm_renewals (tenant, plugin, scope, key, version, ends_at, requested_ms)
+         SELECT tenant, plugin, scope, key, version, ends_at, requested_ms FROM retention_records WHERE kind = 'asked'
+         ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, ends_at = EXCLUDED.ends_at, requested_ms = EXCLUDED.requested_ms)`,
+      `retention_released AS (DELETE FROM rm_holds h USING retention_holds l WHERE l.kind = 'released' AND h.tenant = l.tenant AND h.hold = l.hold)`,
+    ],
+    text: `INSERT INTO rm_holds (tenant, hold, selector, reason, placed_ms)
+       SELECT tenant, hold, selector, reason, placed_ms FROM retention_holds WHERE kind = 'placed'`,
+    params: [JSON.stringify(rows)],
+  };
+};
+
+const fragmentsOf = (events: readonly UnitEvent[]): Fragment[] => {
+  const fragment = retentionFragment(events);
+  return fragment ? [fragment] : [];
+};
 
 /** Renewals asked of record owners, and the tenant's legal holds. */
 export const retentionProjection: Projection = {
@@ -35,54 +72,7 @@ export const retentionProjection: Projection = {
   // A put's answer promises its renewals.
   inline: true,
   tables: ['rm_renewals', 'rm_holds'],
-  async apply(sql, event) {
-    switch (event.type) {
-      case 'RenewalRequested': {
-        const d = event.data;
-        await sql.query(
-          `INSERT INTO rm_renewals (tenant, plugin, scope, key, version, ends_at, requested_ms) VALUES ($1,$2,$3,$4,$5,$6,$7)
-           ON CONFLICT (tenant, plugin, scope, key) DO UPDATE SET version = EXCLUDED.version, ends_at = EXCLUDED.ends_at, requested_ms = EXCLUDED.requested_ms`,
-          [d.tenant, d.plugin, d.scope, d.key, d.version, d.ends_at, d.requested_ms],
-        );
-        return;
-      }
-      case 'RecordVersionWritten':
-      case 'RecordRemoved':
-        // A new version is the renewal; a removed record needs none.
-        await sql.query('DELETE FROM rm_renewals WHERE tenant = $1 AND plugin = $2 AND scope = $3 AND key = $4', [
-          event.data.tenant,
-          event.data.plugin,
-          event.data.scope,
-          event.data.key,
-        ]);
-        return;
-      case 'HoldPlaced':
-        await sql.query('INSERT INTO rm_holds (tenant, hold, selector, reason, placed_ms) VALUES ($1,$2,$3,$4,$5)', [
-          event.data.tenant,
-          event.data.hold,
-          JSON.stringify(event.data.selector),
-          event.data.reason,
-          event.data.placed_ms,
-        ]);
-        return;
-      case 'HoldReleased':
-        await sql.query('DELETE FROM rm_holds WHERE tenant = $1 AND hold = $2', [event.data.tenant, event.data.hold]);
-        return;
-      default:
-        return;
-    }
-  },
-  async applyBatch(sql, items) {
-    await inRuns(
-      items,
-      refOf,
-      (refs) => dropRenewals(sql, refs),
-      ({ event, recorded }) => retentionProjection.apply(sql, event, recorded),
-    );
-  },
-  // A batch of writes and removals only (a put's) is one DELETE; anything else goes through applyBatch.
-  async fragments(items) {
-    const refs = items.map(refOf);
-    return refs.every((r) => r !== null) ? [renewalsDropped(refs as RecordRef[])] : null;
-  },
+  apply: (sql, event) => applyFragments(sql, fragmentsOf([{ unit: 1, event }])),
+  applyBatch: (sql, items) => applyFragments(sql, fragmentsOf(asOneUnit(items))),
+  fragments: async (events) => fragmentsOf(events),
 };

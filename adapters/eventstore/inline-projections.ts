@@ -1,48 +1,56 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { eventRegistry } from '../../domain/events/registry.ts';
-import type { RecordedEvent } from '../../domain/ports/event-store.ts';
-import { fused, type Fragment } from '../../projections/fragments.ts';
-import type { Applicable, Projection } from '../../projections/projection.ts';
+import type { NewEvent } from '../../domain/ports/event-store.ts';
+import type { Fragment, UnitEvent } from '../../projections/fragments.ts';
+import type { Projection } from '../../projections/projection.ts';
 import { handles } from '../../projections/runner.ts';
-import type { InlineProjections } from './postgres-group-commit.ts';
+
+/** An event of a batch's unit, as the commit has it (not yet placed), with the unit's 1-based place. */
+export interface UnitNewEvent {
+  readonly unit: number;
+  readonly event: NewEvent;
+}
 
 /**
- * Projections applied inside the append's transaction, in append order, each given the events
- * its own `canHandle` names (as the runner would). `custodian rebuild` still rebuilds them from
- * the log like any other.
+ * Read models written in their commit's own statement (Marten's and Emmett's "inline
+ * projections"): an answer that depends on them needs no wait for the projection runner, and
+ * they can never disagree with the log.
+ */
+export interface InlineProjections {
+  /** Whether events of this type touch the inline models. */
+  handles(type: string): boolean;
+  /** Their writes for a batch's events, as fragments that write only the units the statement's `committed` CTE names. */
+  fragments(events: readonly UnitNewEvent[]): Promise<readonly Fragment[]>;
+}
+
+/**
+ * The projections that say they are inline, each given the batch's events its own
+ * `canHandle` names (as the runner would), in batch order. `custodian rebuild` still rebuilds
+ * them from the log like any other.
  */
 export const inlineProjections = (projections: readonly Projection[]): InlineProjections => {
   const types = new Set<string>();
   for (const p of projections) {
-    // A model handed every event would put a read of each into every append: it must say what it reads.
-    if (!p.canHandle) throw new Error(`projection ${p.name} cannot run inline: the events it reads are not declared (canHandle)`);
+    // A model handed every event would put a read of each into every commit: it must say what it reads, and say it as fragments.
+    if (!p.canHandle || !p.fragments) throw new Error(`projection ${p.name} cannot run inline: it must declare canHandle and fragments`);
     p.canHandle.forEach((t) => types.add(t));
   }
   return {
     handles: (type) => types.has(type),
-    async apply(sql, events) {
-      // Decoded once; then each model takes the batch's events it reads set-based (one or two
-      // statements for the batch) when it can, one by one when it cannot. The models that can
-      // say their batch as fragments share one statement (each writes only its own tables),
-      // answered to the caller, who sends it with COMMIT in one round trip.
-      const decoded = events.filter((e) => types.has(e.type)).map(decode);
-      const together: Fragment[] = [];
+    async fragments(events) {
+      const decoded = events.filter((e) => types.has(e.event.type)).map(decode);
+      const all: Fragment[] = [];
       for (const p of projections) {
-        const items = decoded.filter((a) => handles(p, a.recorded.type));
-        if (items.length === 0) continue;
-        const fragments = p.fragments ? await p.fragments(items) : null;
-        if (fragments) together.push(...fragments);
-        else if (p.applyBatch) await p.applyBatch(sql, items, { after: items[0]!.recorded.position - 1, to: items.at(-1)!.recorded.position });
-        else for (const { event, recorded } of items) await p.apply(sql, event, recorded);
+        const mine = decoded.filter((e) => handles(p, e.event.type));
+        if (mine.length > 0) all.push(...(await p.fragments!(mine)));
       }
-      // The fused statement is the caller's to send, with its COMMIT.
-      return together.length === 0 ? null : fused(together);
+      return all;
     },
   };
 };
 
-const decode = (recorded: RecordedEvent): Applicable => {
-  const decoded = eventRegistry.decode(recorded.type, recorded.schema_version, recorded.data);
-  if (E.isLeft(decoded)) throw new Error(`inline projection at position ${recorded.position}: ${decoded.left}`);
-  return { event: decoded.right, recorded };
+const decode = ({ unit, event }: UnitNewEvent): UnitEvent => {
+  const decoded = eventRegistry.decode(event.type, event.schema_version, event.data);
+  if (E.isLeft(decoded)) throw new Error(`inline projection, event ${event.event_id}: ${decoded.left}`);
+  return { unit, event: decoded.right };
 };

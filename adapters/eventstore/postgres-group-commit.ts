@@ -1,17 +1,9 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
-import type {
-  AppendUnit,
-  AppendWith,
-  Appended,
-  ExpectedRevision,
-  NewEvent,
-  RecordedEvent,
-  StreamAt,
-  WrongExpectedRevision,
-} from '../../domain/ports/event-store.ts';
+import type { AppendUnit, AppendWith, Appended, ExpectedRevision, NewEvent, StreamAt, WrongExpectedRevision } from '../../domain/ports/event-store.ts';
 import type { AuditLine } from '../../domain/audit/lines.ts';
-import type { Sql } from '../../domain/ports/read-model.ts';
+import { fused, type Fragment } from '../../projections/fragments.ts';
+import type { InlineProjections } from './inline-projections.ts';
 import { prepared } from '../postgres/prepared.ts';
 import { GuardFailed, type AdmissionGuard } from '../../domain/ports/admission-guard.ts';
 import { AppendRowTaken, type AppendRow } from '../../domain/ports/append-rows.ts';
@@ -35,6 +27,19 @@ export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revi
   $27::int[], $28::text[], $29::text[], $30::bytea[],
   $31::int[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[], $38::bytea[], $39::bytea[],
   $40::int[], $41::int[], $42::text[], $43::text[], $44::text[], $45::text[], $46::int[], $47::jsonb[], $48::text[], $49::text[], $50::text[])`;
+
+/**
+ * The batch's one statement: the call, then the inline models' fragments, which write only the
+ * units the call committed (`committed`); it answers the call's rows.
+ */
+export const commitStatement = (params: readonly unknown[], models: readonly Fragment[]): [string, unknown[]] => {
+  const { text, params: all } = fused(models, {
+    ctes: [`verdicts AS MATERIALIZED (${COMMIT_CALL})`, `committed AS (SELECT idx AS unit FROM verdicts WHERE kind = 'unit' AND verdict = 'committed')`],
+    params,
+    select: 'SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM verdicts',
+  });
+  return [text, all];
+};
 
 /** One unit as the call takes it: its guard's and its chain predecessor's 1-based ordinals, or null. */
 export interface CommitUnit {
@@ -116,22 +121,6 @@ export const commitParams = (guards: readonly AdmissionGuard[], units: readonly 
   ];
 };
 
-/**
- * Read models kept inside the append's transaction (Marten's and Emmett's "inline
- * projections"): an answer that depends on them needs no wait for the projection runner,
- * and they can never disagree with the log.
- */
-export interface InlineProjections {
-  /** Whether events of this type touch the inline models. */
-  handles(type: string): boolean;
-  /**
-   * Runs in the append's transaction after its units are written, with the events appended: it
-   * writes what must be written one statement at a time through `sql`, and answers the one
-   * statement left (the models that fuse), for the caller to send before COMMIT — or null.
-   */
-  apply(sql: Sql, events: readonly RecordedEvent[]): Promise<{ text: string; params: unknown[] } | null>;
-}
-
 /** Heard in the batch's transaction before COMMIT, once per unit that committed (a test holds the transaction open with it). */
 export type BeforeCommit = (stream: string, positions: readonly number[]) => Promise<void>;
 
@@ -176,11 +165,6 @@ interface Written {
 }
 
 const MAX_BATCH = 256;
-
-const sqlOn = (client: pg.PoolClient): Sql => ({
-  query: (async (text: string, params?: readonly unknown[]) =>
-    params === undefined ? client.query(text) : client.query(prepared(text, params))) as Sql['query'],
-});
 
 /**
  * Runs `send` with the client in pg's pipeline mode: the queries it starts go out together and
@@ -244,21 +228,6 @@ const commitAnswer = (r: pg.QueryResult): unknown[] => {
 const appendedOf = (p: Pending, r: CommitRow, counted: { guardCounted?: boolean }): Result =>
   E.right({ nextExpectedRevision: Number(r.last_revision), position: Number(r.first_position) + p.unit.events.length - 1, ...counted });
 
-/** The events of the committed units, as recorded, for the inline models. */
-const recordedOf = (batch: readonly Pending[], rows: readonly CommitRow[], inline: InlineProjections): RecordedEvent[] => {
-  const now = Date.now();
-  return rows.flatMap((r) => {
-    if (r.verdict !== 'committed') return [];
-    const p = batch[r.idx - 1]!;
-    const n = p.unit.events.length;
-    return p.unit.events.flatMap((e, i) =>
-      inline.handles(e.type)
-        ? [{ ...e, stream: p.unit.stream, revision: Number(r.last_revision) - n + 1 + i, position: Number(r.first_position) + i, recorded_at: now }]
-        : [],
-    );
-  });
-};
-
 /** The call's rows as the units' verdicts and the guards that held. */
 const verdicts = (rows: readonly CommitRow[], guards: readonly AdmissionGuard[]) => ({
   units: rows.filter((r) => r.kind === 'unit'),
@@ -305,44 +274,37 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       rows: p.unit.rows ?? [],
       lines: p.unit.audit ?? [],
     }));
-    const modelled = inline !== null && batch.some((p) => p.unit.events.some((e) => inline.handles(e.type)));
-    const call = prepared(COMMIT_CALL, commitParams(guards, units));
-    if (statements.length === 0 && !modelled && beforeCommit === null) {
-      // Nothing else in its transaction: the call commits on its own.
-      const [sent] = await Promise.allSettled([pool.query<CommitRow>(call)]);
+    const read = inline ? batch.flatMap((p, i) => p.unit.events.flatMap((event) => (inline.handles(event.type) ? [{ unit: i + 1, event }] : []))) : [];
+    const models = read.length > 0 ? await inline!.fragments(read) : [];
+    const statement = prepared(...commitStatement(commitParams(guards, units), models));
+    if (statements.length === 0 && beforeCommit === null) {
+      // Nothing else in its transaction: the statement commits on its own.
+      const [sent] = await Promise.allSettled([pool.query<CommitRow>(statement)]);
       if (sent!.status === 'rejected') throw failureOf([sent!]);
       return { answers: [], ...verdicts(sent!.value.rows, guards) };
     }
+    // Statements ride with it (a request's count): BEGIN, the statement, theirs and COMMIT in one round trip.
     // A connection lost while the batch holds it is heard by its queries (they reject); the
     // pool's clients each listen for 'error' (createPool), so it never ends the process.
     const client = await pool.connect();
     let open = true;
     try {
-      const thenCommit = !modelled && beforeCommit === null;
-      const first = await pipelined(client, () => [
+      const sent = await pipelined(client, () => [
         client.query('BEGIN').then(() => []),
-        client.query<CommitRow>(call).then((r) => r.rows as unknown[]),
+        client.query<CommitRow>(statement).then((r) => r.rows as unknown[]),
         ...statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[])),
-        ...(thenCommit ? [client.query('COMMIT').then(commitAnswer)] : []),
+        ...(beforeCommit ? [] : [client.query('COMMIT').then(commitAnswer)]),
       ]);
-      const failed = first.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw thenCommit ? failureOf(first) : failed.reason;
-      const values = first.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
+      const failed = sent.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw beforeCommit ? failed.reason : failureOf(sent);
+      const values = sent.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
       const answered = verdicts(values[1] as CommitRow[], guards);
-      if (thenCommit) open = false;
-      else {
-        const recorded = modelled ? recordedOf(batch, answered.units, inline) : [];
-        const last = recorded.length > 0 ? await inline!.apply(sqlOn(client), recorded) : null;
-        if (beforeCommit) await heardBeforeCommit(beforeCommit, batch, answered.units);
-        // The models' last statement and COMMIT in one round trip.
-        const second = await pipelined(client, () => [
-          ...(last ? [client.query(prepared(last.text, last.params)).then(() => undefined)] : []),
-          client.query('COMMIT').then((r) => void commitAnswer(r)),
-        ]);
-        const refused = failureOf(second);
-        if (refused) throw refused;
-        open = false;
+      if (beforeCommit) {
+        await heardBeforeCommit(beforeCommit, batch, answered.units);
+        const committed = await Promise.allSettled([client.query('COMMIT').then(commitAnswer)]);
+        if (failureOf(committed)) throw failureOf(committed);
       }
+      open = false;
       return { answers: values.slice(2, 2 + statements.length), ...answered };
     } finally {
       if (open) await client.query('ROLLBACK').catch(() => undefined);

@@ -6,7 +6,8 @@ import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
 import type { AdmissionGuard } from '../../domain/ports/admission-guard.ts';
 import { prepared } from '../postgres/prepared.ts';
-import { groupCommitter, type BeforeCommit, type InlineProjections } from './postgres-group-commit.ts';
+import { groupCommitter, type BeforeCommit } from './postgres-group-commit.ts';
+import type { InlineProjections } from './inline-projections.ts';
 
 const CHANNEL = 'custodian_events';
 

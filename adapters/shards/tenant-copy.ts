@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import type { InlineProjections } from '../eventstore/postgres-group-commit.ts';
+import type { InlineProjections } from '../eventstore/inline-projections.ts';
 import { inTransaction } from '../postgres/pool.ts';
+import { EVERY_EVENT, fused } from '../../projections/fragments.ts';
 import { EVENT_COLUMNS, toRecorded, type EventRow } from '../eventstore/postgres.ts';
 import { CALLS_OF_TENANT, deleteTenantModels } from '../../queries/tenant-residence.ts';
 
@@ -98,12 +99,11 @@ export const copyTenant = async (
        WHERE l.tenant = $1 AND l.position = m.old`,
       [tenant, read.events.map((e) => Number(e.position)), read.events.map((_, i) => first + i)],
     );
-    // As the store reads them, at the positions they now hold (what the inline models are written from).
-    const recorded = read.events.map((e, i) => toRecorded({ ...e, position: first + i }));
-    const handled = recorded.filter((e) => inline.handles(e.type));
-    if (handled.length > 0) {
-      const fusedStatement = await inline.apply(tx, handled);
-      if (fusedStatement) await tx.query(fusedStatement.text, fusedStatement.params);
+    // The inline models of the copied events, each of which stands (one unit, committed).
+    const models = await inline.fragments(read.events.filter((e) => inline.handles(e.type)).map((event) => ({ unit: 1, event: toRecorded(event) })));
+    if (models.length > 0) {
+      const { text, params } = fused(models, EVERY_EVENT);
+      await tx.query(text, params);
     }
     const last = first + read.events.length - 1;
     if (relayed) await tx.query('INSERT INTO custodian_relay_skips (first_position, last_position) VALUES ($1, $2)', [first, last]);

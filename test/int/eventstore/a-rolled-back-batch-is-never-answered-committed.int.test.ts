@@ -9,10 +9,10 @@ import { testEvent as ev } from '../../support/events.ts';
 
 /**
  * PostgreSQL answers the COMMIT of a transaction that an error aborted with `ROLLBACK`, not with
- * an error. The group committer decides that a batch committed from that answer, never from
- * the absence of an error it was told about: an inline model that caught its own failed
- * statement (a duplicate ignored in JavaScript, say) must not turn a batch that rolled back
- * into appends answered committed and lost.
+ * an error. The group committer decides that a batch committed from that answer and its
+ * statements', never from part of them: a batch whose inline model fails in the database while
+ * statements ride with it (BEGIN, its statement, theirs and COMMIT in one round trip) answers
+ * none of its appends committed, and each of them, decided alone, gets its own answer.
  */
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -24,14 +24,17 @@ beforeAll(async () => {
   pool = createPool(db.url, 4);
   store = await postgresEventStore(pool, {
     inline: {
-      handles: (type) => type === 'Swallowed',
-      async apply(sql) {
-        // The mistake: the statement failed, the transaction is aborted, and the error is dropped.
-        await sql.query('SELECT 1 / 0').catch(() => undefined);
-        return null;
-      },
+      handles: (type) => type === 'Failing',
+      // The model's statement fails in the database (a division by zero) for the units that committed.
+      fragments: async (events) => [
+        {
+          text: `INSERT INTO t_never (n) SELECT 1 / 0 FROM unnest($1::int[]) AS x(unit) WHERE x.unit IN (SELECT unit FROM committed)`,
+          params: [events.map((e) => e.unit)],
+        },
+      ],
     },
   });
+  await pool.query('CREATE TABLE t_never (n int)');
 });
 afterAll(async () => {
   await store?.close();
@@ -41,10 +44,17 @@ afterAll(async () => {
 
 describe('a batch whose COMMIT answered ROLLBACK', () => {
   it('answers none of its appends committed, and the others beside it commit', async () => {
-    const [swallowed, plain] = [`swallowed:${randomUUID()}`, `plain:${randomUUID()}`];
-    const [a, b] = await Promise.allSettled([store.append(swallowed, [ev('Swallowed')], 'no_stream'), store.append(plain, [ev('Plain')], 'no_stream')]);
+    const [failing, plain] = [`failing:${randomUUID()}`, `plain:${randomUUID()}`];
+    // The first statement starts a batch alone; the rest queue into the next one, together.
+    const [, a, counted, b] = await Promise.allSettled([
+      store.inBatch('SELECT 1', []),
+      store.append(failing, [ev('Failing')], 'no_stream'),
+      store.inBatch<{ n: number }>('SELECT 7 AS n', []),
+      store.append(plain, [ev('Plain')], 'no_stream'),
+    ]);
     const committed = a.status === 'fulfilled' && E.isRight(a.value);
-    expect({ committed, written: (await store.readStream(swallowed)).length }).toEqual({ committed: false, written: 0 });
+    expect({ committed, written: (await store.readStream(failing)).length }).toEqual({ committed: false, written: 0 });
+    expect(counted).toEqual({ status: 'fulfilled', value: [{ n: 7 }] });
     expect(b.status === 'fulfilled' && E.isRight(b.value)).toBe(true);
     expect(await store.readStream(plain)).toHaveLength(1);
   });

@@ -4,27 +4,31 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
-import type { RecordedEvent } from '../../../domain/ports/event-store.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { testEvent as ev } from '../../support/events.ts';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
 let store: PostgresEventStore;
-/** What the inline hook saw, and the transaction it saw it in. */
-const inlineSeen: { position: number; xid: string }[] = [];
+/** The inline model: each event it reads, by id, with the transaction that wrote its row. */
+const SEEN = 't_inline_seen';
 
 beforeAll(async () => {
   db = await freshDatabase();
   pool = createPool(db.url, 8);
+  await pool.query(`CREATE TABLE ${SEEN} (event_id uuid PRIMARY KEY, xid text NOT NULL)`);
   store = await postgresEventStore(pool, {
     inline: {
       handles: (type) => type === 'Projected' || type === 'Poison',
-      async apply(sql, events: readonly RecordedEvent[]) {
-        if (events.some((e) => e.type === 'Poison')) throw new Error('poisoned inline projection');
-        const { rows } = await sql.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
-        for (const e of events) inlineSeen.push({ position: e.position, xid: rows[0]!.xid });
-        return null;
+      async fragments(events) {
+        if (events.some((e) => e.event.type === 'Poison')) throw new Error('poisoned inline projection');
+        return [
+          {
+            text: `INSERT INTO ${SEEN} SELECT x.id, pg_current_xact_id()::text FROM unnest($1::uuid[], $2::int[]) AS x(id, unit)
+                   WHERE x.unit IN (SELECT unit FROM committed)`,
+            params: [events.map((e) => e.event.event_id), events.map((e) => e.unit)],
+          },
+        ];
       },
     },
   });
@@ -34,6 +38,17 @@ afterAll(async () => {
   await pool?.end();
   await db?.drop();
 });
+
+/** The model's row of the event at each position: its transaction, or none. */
+const seenAt = async (positions: readonly number[]) =>
+  new Map(
+    (
+      await pool.query<{ position: string; xid: string }>(
+        `SELECT e.position, s.xid FROM custodian_events e JOIN ${SEEN} s USING (event_id) WHERE e.position = ANY($1::bigint[])`,
+        [positions],
+      )
+    ).rows.map((r) => [Number(r.position), r.xid]),
+  );
 
 const txOf = async (positions: readonly number[]) =>
   (
@@ -88,12 +103,10 @@ describe('postgres group commit', () => {
     const answers = await Promise.all(Array.from({ length: 12 }, () => store.append(`inline:${randomUUID()}`, [ev('Projected'), ev('Ignored')], 'no_stream')));
     const positions = answers.map((a) => (E.isRight(a) ? a.right.position - 1 : -1));
     const txs = new Map((await txOf(positions)).map((r) => [Number(r.position), r.tx]));
-    for (const p of positions) {
-      const seen = inlineSeen.find((i) => i.position === p);
-      expect(seen?.xid).toBe(txs.get(p));
-    }
+    const seen = await seenAt([...positions, ...positions.map((p) => p + 1)]);
+    for (const p of positions) expect(seen.get(p)).toBe(txs.get(p));
     // Only the events the projections handle reach them.
-    expect(inlineSeen.filter((i) => positions.includes(i.position + 1))).toHaveLength(0);
+    expect(positions.filter((p) => seen.has(p + 1))).toEqual([]);
   });
 
   it('an append whose inline projection fails writes nothing and fails alone', async () => {
@@ -127,7 +140,7 @@ describe('postgres group commit', () => {
     expect(second).toEqual([{ xid: row!.tx }]);
     expect(fourth).toEqual([{ xid: row!.tx }]);
     // The inline models ran in that same transaction, after the statements.
-    expect(inlineSeen.find((s) => s.position === appended.right.position)?.xid).toBe(row!.tx);
+    expect((await seenAt([appended.right.position])).get(appended.right.position)).toBe(row!.tx);
   });
 
   it('answers a failing statement alone, without failing the batch it was in', async () => {

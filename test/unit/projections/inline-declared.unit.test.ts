@@ -17,6 +17,7 @@ const model = (name: string, canHandle?: readonly string[]): Projection => ({
   ...(canHandle ? { canHandle } : {}),
   inline: true,
   apply: async () => undefined,
+  fragments: async () => [],
 });
 
 describe('inline projections are declared by the projections themselves', () => {
@@ -36,7 +37,9 @@ describe('inline projections are declared by the projections themselves', () => 
     expect(['X', 'Y', 'Z', 'W'].filter((t) => inline.handles(t))).toEqual(['X', 'Y', 'Z']);
   });
 
-  it('a model that does not name what it reads cannot run inline', () => {
+  it('a model that does not name what it reads, or cannot say a batch as fragments, cannot run inline', () => {
     expect(() => inlineProjections([model('everything')])).toThrow(/everything cannot run inline/);
+    const { fragments: _, ...oneByOne } = model('one-by-one', ['X']);
+    expect(() => inlineProjections([oneByOne])).toThrow(/one-by-one cannot run inline/);
   });
 });
