@@ -30,7 +30,7 @@ const sameRecord = (a: string, b: string) => `${a}.tenant = ${b}.tenant AND ${a}
 /**
  * The batch's events among the units that committed, as one fragment: a record's renewal row
  * follows its last event (asked: upserted; written or removed: deleted), a hold its last event
- * (placed: inserted; released: deleted). Each row is touched by one CTE only.
+ * (placed: upserted, as a hold released and placed again in the batch is; released: deleted). Each row is touched by one CTE only.
  */
 const retentionFragment = (events: readonly UnitEvent[]): Fragment | null => {
   const rows = events.flatMap((e, n) => inputRow(e, n) ?? []);
@@ -54,7 +54,8 @@ const retentionFragment = (events: readonly UnitEvent[]): Fragment | null => {
       `retention_released AS (DELETE FROM rm_holds h USING retention_holds l WHERE l.kind = 'released' AND h.tenant = l.tenant AND h.hold = l.hold)`,
     ],
     text: `INSERT INTO rm_holds (tenant, hold, selector, reason, placed_ms)
-       SELECT tenant, hold, selector, reason, placed_ms FROM retention_holds WHERE kind = 'placed'`,
+       SELECT tenant, hold, selector, reason, placed_ms FROM retention_holds WHERE kind = 'placed'
+       ON CONFLICT (tenant, hold) DO UPDATE SET selector = EXCLUDED.selector, reason = EXCLUDED.reason, placed_ms = EXCLUDED.placed_ms`,
     params: [JSON.stringify(rows)],
   };
 };
