@@ -3,7 +3,9 @@
 -- a batch holding X exclusive and wanting Y shared, beside one holding Y exclusive and wanting X
 -- shared, deadlocked (40P01: the committer retried its units one by one), and two streams whose
 -- hashtext collides could be locked in orders that disagree between batches. The body is
--- 0026's (eventstore-008) but for step 1.
+-- 0026's (eventstore-008) but for step 1. Its statements keep generic plans
+-- (plan_cache_mode): with custom plans every unit's statements were planned on every call,
+-- about a fifth of PostgreSQL's CPU per put in the bench (bench/profile-put.ts).
 -- A whole batch of commit units in one call (group commit): the one way the service writes to
 -- the log. In order:
 --  1. The advisory locks of the units decided on other streams, in one pass ordered by the lock's
@@ -39,7 +41,7 @@ CREATE OR REPLACE FUNCTION custodian_commit(
   l_unit int[], l_event int[], l_tenant text[], l_kind text[], l_job text[], l_subject text[], l_epoch int[], l_refs jsonb[],
   l_head text[], l_mid text[], l_tail text[])
 RETURNS TABLE (kind text, idx int, verdict text, first_position bigint, last_revision bigint, stream text, actual bigint)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
   units int := coalesce(array_length(u_stream, 1), 0);
