@@ -299,7 +299,16 @@ describe.runIf(executablePath !== null)('the console for people', () => {
     await page.goto(`${svc.url}/console#/events`);
     await page.fill('#stream-prefix', 'agent:acme:');
     await page.press('#stream-prefix', 'Enter');
-    await page.waitForSelector('tr[data-stream]');
+    // The list first shown (every stream) is replaced by the filtered one: wait for that one, not for any row.
+    await page.waitForFunction(
+      (prefix: string) => {
+        const d = (globalThis as any).document;
+        const rows: any[] = [...d.querySelectorAll('tr[data-stream]')];
+        return rows.length > 0 && rows.every((r) => String(r.getAttribute('data-stream')).startsWith(prefix));
+      },
+      'agent:acme:',
+      { timeout: 20_000 },
+    );
     const streams = await page.$$eval('tr[data-stream]', (r) => r.map((x) => x.getAttribute('data-stream')!));
     expect(streams.length).toBeGreaterThan(0);
     expect(streams.every((s) => s.startsWith('agent:acme:'))).toBe(true);
