@@ -5,7 +5,9 @@
 -- hashtext collides could be locked in orders that disagree between batches. The body is
 -- 0026's (eventstore-008) but for step 1. Its statements keep generic plans
 -- (plan_cache_mode): with custom plans every unit's statements were planned on every call,
--- about a fifth of PostgreSQL's CPU per put in the bench (bench/profile-put.ts).
+-- about a fifth of PostgreSQL's CPU per put in the bench (bench/profile-put.ts). A plan made
+-- while a table is nearly empty may scan it whole; it is made again once autovacuum's ANALYZE
+-- updates the table's statistics (measured: this still costs less than planning every call).
 -- A whole batch of commit units in one call (group commit): the one way the service writes to
 -- the log. In order:
 --  1. The advisory locks of the units decided on other streams, in one pass ordered by the lock's
