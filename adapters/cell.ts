@@ -250,11 +250,8 @@ export const buildCell = async (o: CellOptions): Promise<Cell> => {
         service: recordsService({
           db,
           counter: await postgresRequestCounter(pool),
-          admission: (ticket, blockRevisions) =>
-            pgLog
-              ? // Counted in the group committer's next transaction: concurrent requests share its COMMIT.
-                admitTicket({ query: async (text, params) => ({ rows: await pgLog.inBatch(text, params ?? []) }) }, ticket, blockRevisions, true)
-              : admitTicket(db, ticket, blockRevisions, false),
+          // Counted in a statement of its own; on PostgreSQL it also reads the log's heads its cached admission is checked against.
+          admission: (ticket, blockRevisions) => admitTicket(db, ticket, blockRevisions, pgLog !== null),
           records,
           queries: recordQueries({ db, sealer: keystore, now: () => clock.now() }),
           audit: readAudit(store, clock),

@@ -6,7 +6,7 @@ import type { CustodianMetrics } from '../metrics/registry.ts';
 /**
  * The store, counting what it appends (by type) and timing each append. Everything else is
  * the inner store's own, optional methods (`committedHead`, `marks`, a PostgreSQL store's
- * `inBatch`) included: the spread keeps them, and the result has the inner store's type.
+ * `guardAlone`) included: the spread keeps them, and the result has the inner store's type.
  */
 export const instrumentedEventStore = <S extends EventStore>(inner: S, metrics: Pick<CustodianMetrics, 'eventsAppended' | 'appendSeconds'>): S => ({
   ...inner,

@@ -121,19 +121,7 @@ export const commitParams = (guards: readonly AdmissionGuard[], units: readonly 
   ];
 };
 
-/** Heard in the batch's transaction before COMMIT, once per unit that committed (a test holds the transaction open with it). */
-export type BeforeCommit = (stream: string, positions: readonly number[]) => Promise<void>;
-
 type Result = E.Either<WrongExpectedRevision, Appended>;
-
-/** A statement that commits with the next batch (a request's count, say), answered after that COMMIT. */
-interface Statement {
-  readonly kind: 'statement';
-  readonly text: string;
-  readonly params: readonly unknown[];
-  readonly resolve: (rows: unknown[]) => void;
-  readonly reject: (e: unknown) => void;
-}
 
 /** A request admitted from the cache that appends nothing (a refusal): its guard commits alone. */
 interface GuardOnly {
@@ -155,31 +143,15 @@ interface Pending {
   readonly reject: (e: unknown) => void;
 }
 
-type Queued = Pending | Statement | GuardOnly;
+type Queued = Pending | GuardOnly;
 
-/** What one batch's transaction answered. */
+/** What one batch's statement answered. */
 interface Written {
-  readonly answers: readonly unknown[][];
   readonly units: readonly CommitRow[];
   readonly held: ReadonlySet<AdmissionGuard>;
 }
 
 const MAX_BATCH = 256;
-
-/**
- * Runs `send` with the client in pg's pipeline mode: the queries it starts go out together and
- * PostgreSQL answers them in order, in one round trip. Every one is awaited (settled) before the
- * client leaves the mode, so no answer can land on a later query or the pool's next borrower.
- */
-const pipelined = async <T>(client: pg.PoolClient, send: () => Promise<T>[]): Promise<PromiseSettledResult<T>[]> => {
-  const mode = client as unknown as { pipeline: boolean };
-  mode.pipeline = true;
-  try {
-    return await Promise.allSettled(send());
-  } finally {
-    mode.pipeline = false;
-  }
-};
 
 /**
  * A batch whose commit was sent and whose answer never came (the connection broke): it may have
@@ -192,37 +164,13 @@ export class CommitInDoubt extends Error {
   }
 }
 
-/** COMMIT answered something else (`ROLLBACK`): the batch committed nothing. */
-class RolledBack extends Error {
-  constructor(answer: string) {
-    super(`the batch's transaction was rolled back at COMMIT (answered ${answer})`);
-  }
-}
-
-/** An answer PostgreSQL gave (an error with a SQLSTATE, or COMMIT answered ROLLBACK): the batch committed nothing. */
-const answeredByServer = (e: unknown): boolean =>
-  e instanceof RolledBack || (e instanceof Error && 'severity' in e && /^[0-9A-Z]{5}$/.test(String((e as { code?: unknown }).code)));
-
 /**
- * The error of a round trip that ended with COMMIT (or the call committing alone): an error
- * PostgreSQL answered rolled the batch back, and is thrown (the batch is retried unit by unit);
- * with none, the batch's fate is unknown.
+ * The error of the batch's statement: an error PostgreSQL answered (it has a SQLSTATE) rolled
+ * the batch back, and is thrown as it is (the batch is retried unit by unit); any other (the
+ * connection lost) leaves the batch's fate unknown.
  */
-const failureOf = (settled: readonly PromiseSettledResult<unknown>[]): unknown => {
-  const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason);
-  if (failed.length === 0) return null;
-  return failed.find(answeredByServer) ?? new CommitInDoubt(failed[0]);
-};
-
-/**
- * COMMIT's answer: PostgreSQL answers the COMMIT of a transaction an error aborted `ROLLBACK`,
- * with no error (the error went to a statement whose caller may have dropped it). Only a
- * COMMIT answered `COMMIT` committed the batch.
- */
-const commitAnswer = (r: pg.QueryResult): unknown[] => {
-  if (r.command !== 'COMMIT') throw new RolledBack(r.command);
-  return [];
-};
+const failureOf = (e: unknown): unknown =>
+  e instanceof Error && 'severity' in e && /^[0-9A-Z]{5}$/.test(String((e as { code?: unknown }).code)) ? e : new CommitInDoubt(e);
 
 /** The answer of a unit that committed: its events at the positions the call gave them. */
 const appendedOf = (p: Pending, r: CommitRow, counted: { guardCounted?: boolean }): Result =>
@@ -234,32 +182,19 @@ const verdicts = (rows: readonly CommitRow[], guards: readonly AdmissionGuard[])
   held: new Set(rows.filter((r) => r.kind === 'guard' && r.verdict === 'held').map((r) => guards[r.idx - 1]!)),
 });
 
-/** The test hook, once per unit that committed, with its positions. */
-const heardBeforeCommit = async (hook: BeforeCommit, batch: readonly Pending[], units: readonly CommitRow[]) => {
-  for (const r of units)
-    if (r.verdict === 'committed') {
-      const p = batch[r.idx - 1]!;
-      await hook(
-        p.unit.stream,
-        p.unit.events.map((_, i) => Number(r.first_position) + i),
-      );
-    }
-};
-
 /**
  * Group commit, the one way the service writes to the PostgreSQL log: commands' units that
  * arrive while a batch is committing queue, and one writer drains the queue into the next
- * transaction. Its first round trip sends BEGIN, the batch's one `custodian_commit` call (every
- * unit's guard, conditions, revision and key rows checked, and the units that pass written), the
- * statements that ride with it, and — when no inline model reads its events — COMMIT. When one
- * does, the models of the units that committed follow with COMMIT in a second. Each caller is
- * answered from its unit's verdict after the COMMIT; a refused unit's command decides again.
+ * statement (`commitStatement`): the `custodian_commit` call (every unit's guard, conditions,
+ * revision and key rows checked, and the units that pass written, with their audit lines),
+ * then the inline models of the units it committed. It commits on its own: one round trip.
+ * Each caller is answered from its unit's verdict; a refused unit's command decides again.
  */
-export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, beforeCommit: BeforeCommit | null = null) => {
+export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) => {
   const queue: Queued[] = [];
   let writing = false;
 
-  const write = async (statements: readonly Statement[], batch: readonly Pending[], guardOnly: readonly GuardOnly[]): Promise<Written> => {
+  const write = async (batch: readonly Pending[], guardOnly: readonly GuardOnly[]): Promise<Written> => {
     const guards = [...batch.flatMap((p) => (p.guard ? [p.guard] : [])), ...guardOnly.map((g) => g.guard)];
     const ordinal = new Map(guards.map((g, i) => [g, i + 1]));
     const place = new Map(batch.map((p, i) => [p, i + 1]));
@@ -276,40 +211,12 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     }));
     const read = inline ? batch.flatMap((p, i) => p.unit.events.flatMap((event) => (inline.handles(event.type) ? [{ unit: i + 1, event }] : []))) : [];
     const models = read.length > 0 ? await inline!.fragments(read) : [];
-    const statement = prepared(...commitStatement(commitParams(guards, units), models));
-    if (statements.length === 0 && beforeCommit === null) {
-      // Nothing else in its transaction: the statement commits on its own.
-      const [sent] = await Promise.allSettled([pool.query<CommitRow>(statement)]);
-      if (sent!.status === 'rejected') throw failureOf([sent!]);
-      return { answers: [], ...verdicts(sent!.value.rows, guards) };
-    }
-    // Statements ride with it (a request's count): BEGIN, the statement, theirs and COMMIT in one round trip.
-    // A connection lost while the batch holds it is heard by its queries (they reject); the
-    // pool's clients each listen for 'error' (createPool), so it never ends the process.
-    const client = await pool.connect();
-    let open = true;
-    try {
-      const sent = await pipelined(client, () => [
-        client.query('BEGIN').then(() => []),
-        client.query<CommitRow>(statement).then((r) => r.rows as unknown[]),
-        ...statements.map((st) => client.query(prepared(st.text, st.params)).then((r) => r.rows as unknown[])),
-        ...(beforeCommit ? [] : [client.query('COMMIT').then(commitAnswer)]),
-      ]);
-      const failed = sent.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw beforeCommit ? failed.reason : failureOf(sent);
-      const values = sent.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
-      const answered = verdicts(values[1] as CommitRow[], guards);
-      if (beforeCommit) {
-        await heardBeforeCommit(beforeCommit, batch, answered.units);
-        const committed = await Promise.allSettled([client.query('COMMIT').then(commitAnswer)]);
-        if (failureOf(committed)) throw failureOf(committed);
-      }
-      open = false;
-      return { answers: values.slice(2, 2 + statements.length), ...answered };
-    } finally {
-      if (open) await client.query('ROLLBACK').catch(() => undefined);
-      client.release();
-    }
+    // A connection lost while the statement runs is heard by it (it rejects); the pool's
+    // clients each listen for 'error' (createPool), so it never ends the process.
+    const { rows } = await pool.query<CommitRow>(prepared(...commitStatement(commitParams(guards, units), models))).catch((e: unknown) => {
+      throw failureOf(e);
+    });
+    return verdicts(rows, guards);
   };
 
   /**
@@ -358,12 +265,11 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     }
     const batch = all.filter((q) => !broken.has(q));
     if (batch.length === 0) return;
-    const statements = batch.filter((q): q is Statement => q.kind === 'statement');
     const appends = batch.filter((q): q is Pending => q.kind === 'append');
     const guardOnly = batch.filter((q): q is GuardOnly => q.kind === 'guard');
     let written: Written;
     try {
-      written = await write(statements, appends, guardOnly);
+      written = await write(appends, guardOnly);
     } catch (error) {
       // It may have committed: run again, its statements would count twice and its units meet themselves.
       if (error instanceof CommitInDoubt) return batch.forEach((q) => q.reject(error));
@@ -372,7 +278,6 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
       for (const q of batch) await settle([q]);
       return;
     }
-    statements.forEach((st, i) => st.resolve(written.answers[i] as unknown[]));
     written.units.forEach((r) => {
       const p = appends[r.idx - 1]!;
       answer(p, r, p.guard !== null && written.held.has(p.guard));
@@ -457,16 +362,6 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null, 
     guardAlone(guard: AdmissionGuard): Promise<boolean> {
       return new Promise<boolean>((resolve, reject) => {
         queue.push({ kind: 'guard', guard, resolve, reject });
-        kick();
-      });
-    },
-    /**
-     * Runs a statement in the next batch's transaction (after its commit call) and answers its
-     * rows once that transaction committed: concurrent requests share one COMMIT.
-     */
-    inBatch<R>(text: string, params: readonly unknown[]): Promise<R[]> {
-      return new Promise<R[]>((resolve, reject) => {
-        queue.push({ kind: 'statement', text, params, resolve: resolve as (rows: unknown[]) => void, reject });
         kick();
       });
     },

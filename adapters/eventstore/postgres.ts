@@ -6,7 +6,7 @@ import { meetsExpectation } from './expected-revision.ts';
 import { postgresStreamMarks } from './postgres-marks.ts';
 import type { AdmissionGuard } from '../../domain/ports/admission-guard.ts';
 import { prepared } from '../postgres/prepared.ts';
-import { groupCommitter, type BeforeCommit } from './postgres-group-commit.ts';
+import { groupCommitter } from './postgres-group-commit.ts';
 import type { InlineProjections } from './inline-projections.ts';
 
 const CHANNEL = 'custodian_events';
@@ -41,18 +41,12 @@ export const EVENT_COLUMNS = `position, stream, revision, event_id, type, schema
   (extract(epoch from recorded_at) * 1000)::bigint AS recorded_ms`;
 
 export interface PostgresStoreOptions {
-  /**
-   * Runs inside a batch's transaction after its units are written, before COMMIT, once per unit
-   * that committed. Tests use it to hold a transaction open and let a later one commit first.
-   */
-  readonly beforeCommit?: BeforeCommit;
-  /** Read models written in each append's transaction (see postgres-group-commit.ts). */
+  /** Read models written in each batch's own statement (see postgres-group-commit.ts). */
   readonly inline?: InlineProjections;
 }
 
-/** The PostgreSQL log, and a way to commit a statement with the next group-committed batch. */
+/** The PostgreSQL log, and a way to count a cached admission that appends nothing. */
 export interface PostgresEventStore extends EventStore {
-  inBatch<R>(text: string, params: readonly unknown[]): Promise<R[]>;
   /** Commits a cached admission's guard alone with the next batch (a request that appends nothing): false when it failed. */
   guardAlone(guard: AdmissionGuard): Promise<boolean>;
 }
@@ -82,11 +76,10 @@ export const postgresEventStore = async (pool: pg.Pool, options: PostgresStoreOp
     return rows[0]?.revision ?? 'no_stream';
   };
 
-  const committer = groupCommitter(pool, options.inline ?? null, options.beforeCommit ?? null);
+  const committer = groupCommitter(pool, options.inline ?? null);
 
   const store: PostgresEventStore = {
     name: 'postgres',
-    inBatch: (text, params) => committer.inBatch(text, params),
     guardAlone: (guard) => committer.guardAlone(guard),
     marks: postgresStreamMarks(pool),
     appendChain: (units) => committer.appendChain(units),

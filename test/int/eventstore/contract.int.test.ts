@@ -3,7 +3,8 @@ import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { esdbEventStore } from '../../../adapters/eventstore/esdb.ts';
-import type { EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { AppendWith, EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import type { AuditLine } from '../../../domain/audit/lines.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
@@ -11,14 +12,22 @@ import { freshDatabase } from '../../support/database.ts';
 import { testEvent as ev } from '../../support/events.ts';
 
 /**
- * The one contract every event-store adapter passes. A factory may take a `beforeCommit`
- * hook that holds an append's transaction open (adapters that commit at once ignore it).
+ * A way to hold one append open after it took its positions, where positions are taken before
+ * commit: what the append carries so that it waits, and the wait's end.
  */
+interface Hold {
+  readonly carries: AppendWith;
+  /** Resolves once the append waits. */
+  waiting(): Promise<void>;
+  release(): Promise<void>;
+}
+
+/** The one contract every event-store adapter passes. */
 interface Adapter {
   readonly name: string;
-  open(beforeCommit?: (stream: string) => Promise<void>): Promise<EventStore>;
-  /** True when positions are taken before commit, so a later position can commit first. */
-  readonly positionsBeforeCommit: boolean;
+  open(): Promise<EventStore>;
+  /** Present when positions are taken before commit, so a later position can commit first. */
+  readonly hold?: () => Promise<Hold>;
   /** True when an append can be made on the condition of other streams (`AppendConditions`). */
   readonly conditions: boolean;
   teardown(): Promise<void>;
@@ -52,25 +61,61 @@ const untilAsync = async (check: () => Promise<boolean>, ms = 15_000) => {
 
 const memoryAdapter = (): Adapter => ({
   name: 'memory',
-  positionsBeforeCommit: false,
   conditions: true,
   open: async () => memoryEventStore(),
   teardown: async () => undefined,
 });
 
+/**
+ * A PostgreSQL append held after its positions: it carries audit lines of two tenants, the
+ * first one's counter row new (its first write), the second one's held by an open transaction.
+ */
+const postgresHold = async (pool: pg.Pool): Promise<Hold> => {
+  const id = randomUUID();
+  const [fresh, held] = [`a-${id}`, `b-${id}`];
+  const line = (tenant: string): AuditLine => ({
+    event: 0,
+    tenant,
+    kind: 'job_started',
+    job: null,
+    subject: null,
+    epoch: null,
+    record_refs: [],
+    head: '{"at":',
+    mid: ',"seq":',
+    tail: '}',
+  });
+  await pool.query('INSERT INTO custodian_audit_sizes (tenant, size) VALUES ($1, 0)', [held]);
+  const holder = await pool.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1 FROM custodian_audit_sizes WHERE tenant = $1 FOR UPDATE', [held]);
+  return {
+    carries: { audit: [line(fresh), line(held)] },
+    async waiting() {
+      const sql = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+      while ((await pool.query(sql)).rows.length === 0) await new Promise((r) => setTimeout(r, 5));
+    },
+    async release() {
+      await holder.query('COMMIT');
+      holder.release();
+    },
+  };
+};
+
 const postgresAdapter = (): Adapter => {
   const pools: pg.Pool[] = [];
   let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+  const opened = async () => {
+    db ??= await freshDatabase();
+    const pool = createPool(db.url, 10);
+    pools.push(pool);
+    return pool;
+  };
   return {
     name: 'postgres',
-    positionsBeforeCommit: true,
     conditions: true,
-    async open(beforeCommit) {
-      db ??= await freshDatabase();
-      const pool = createPool(db.url, 10);
-      pools.push(pool);
-      return postgresEventStore(pool, beforeCommit ? { beforeCommit: (s) => beforeCommit(s) } : {});
-    },
+    open: async () => postgresEventStore(await opened(), {}),
+    hold: async () => postgresHold(await opened()),
     async teardown() {
       await Promise.all(pools.map((p) => p.end()));
       await db?.drop();
@@ -82,8 +127,7 @@ const esdbAdapter = (url: string): Adapter => {
   const stores: EventStore[] = [];
   return {
     name: 'esdb',
-    // ESDB takes the position as it commits: a later position never commits first.
-    positionsBeforeCommit: false,
+    // ESDB takes the position as it commits: a later position never commits first (no hold).
     // One stream per commit: it refuses a conditioned append outright (never checks it loosely).
     conditions: false,
     async open() {
@@ -263,42 +307,33 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
   });
 
   it('never skips an event that commits after a later position has committed', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let holding!: () => void;
-    const isHolding = new Promise<void>((r) => (holding = r));
     const slow = stream();
     const fast = stream();
-    const gated = await adapter.open(async (s) => {
-      if (s !== slow) return;
-      holding();
-      await held;
-    });
-    const head = await gated.headPosition();
-    const { seen, sub } = collect(gated, head);
+    const hold = adapter.hold ? await adapter.hold() : null;
+    const head = await store.headPosition();
+    const { seen, sub } = collect(store, head);
 
-    const slowAppend = gated.append(slow, [ev('Slow')], 'no_stream');
-    if (adapter.positionsBeforeCommit) await isHolding;
+    const slowAppend = store.append(slow, [ev('Slow')], 'no_stream', hold?.carries);
+    if (hold) await hold.waiting();
     // The later append comes from another instance (its own connections and committer): one
     // instance's committer writes one batch at a time, so the held one would hold it too.
-    const other = adapter.positionsBeforeCommit ? await adapter.open() : gated;
+    const other = hold ? await adapter.open() : store;
     const fastResult = await other.append(fast, [ev('Fast')], 'no_stream');
     expect(E.isRight(fastResult)).toBe(true);
     // While the slow transaction is open the subscriber may not run ahead of it.
     await new Promise((r) => setTimeout(r, 500));
-    if (adapter.positionsBeforeCommit) expect(seen.filter((e) => e.stream === fast || e.stream === slow)).toEqual([]);
-    release();
+    if (hold) expect(seen.filter((e) => e.stream === fast || e.stream === slow)).toEqual([]);
+    await hold?.release();
     const slowResult = await slowAppend;
     await until(() => seen.filter((e) => e.stream === fast || e.stream === slow).length === 2);
     await new Promise((r) => setTimeout(r, 300));
     await sub.close();
-    await gated.close();
-    if (other !== gated) await other.close();
+    if (other !== store) await other.close();
 
     const mine = seen.filter((e) => e.stream === fast || e.stream === slow);
     expect(mine).toHaveLength(2);
     expect(mine[0]!.position).toBeLessThan(mine[1]!.position);
-    if (adapter.positionsBeforeCommit && E.isRight(slowResult) && E.isRight(fastResult)) {
+    if (hold && E.isRight(slowResult) && E.isRight(fastResult)) {
       // The scenario really happened: the later position committed first.
       expect(slowResult.right.position).toBeLessThan(fastResult.right.position);
       expect(mine.map((e) => e.stream)).toEqual([slow, fast]);
@@ -340,7 +375,7 @@ describe.each(adapters)('event store contract: $name', (adapter) => {
       }
     };
     // A second instance of the store (its own connections and committer) places, where there is one.
-    const placer = adapter.positionsBeforeCommit ? await adapter.open() : store;
+    const placer = adapter.hold ? await adapter.open() : store;
     const placing = async () => {
       for (let i = 0; i < 30; i++) {
         if (i % 3 === 0) await new Promise((r) => setTimeout(r, Math.random() * 2));

@@ -124,36 +124,4 @@ describe('postgres group commit', () => {
     const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM custodian_events WHERE position > $1', [head]);
     expect(rows[0]!.n).toBe(12);
   });
-
-  it('runs queued statements in the batch transaction, before its appends, answering them after its COMMIT', async () => {
-    const XID = 'SELECT pg_current_xact_id()::text AS xid';
-    const stream = `with-statements:${randomUUID()}`;
-    // The first request starts a batch alone; everything queued while it commits goes in the next one.
-    const [, second, appended, fourth] = await Promise.all([
-      store.inBatch<{ xid: string }>(XID, []),
-      store.inBatch<{ xid: string }>(XID, []),
-      store.append(stream, [ev('Projected')], 'no_stream'),
-      store.inBatch<{ xid: string }>(XID, []),
-    ]);
-    if (E.isLeft(appended)) throw new Error('append refused');
-    const [row] = await txOf([appended.right.position]);
-    expect(second).toEqual([{ xid: row!.tx }]);
-    expect(fourth).toEqual([{ xid: row!.tx }]);
-    // The inline models ran in that same transaction, after the statements.
-    expect((await seenAt([appended.right.position])).get(appended.right.position)).toBe(row!.tx);
-  });
-
-  it('answers a failing statement alone, without failing the batch it was in', async () => {
-    const stream = `beside-a-failure:${randomUUID()}`;
-    const [, failed, ok, appended] = await Promise.allSettled([
-      store.inBatch('SELECT 1', []),
-      store.inBatch('SELECT 1 / (0 * $1::int)', [1]),
-      store.inBatch<{ n: number }>('SELECT $1::int AS n', [7]),
-      store.append(stream, [ev()], 'no_stream'),
-    ]);
-    expect(failed.status).toBe('rejected');
-    expect(ok).toEqual({ status: 'fulfilled', value: [{ n: 7 }] });
-    expect(appended.status === 'fulfilled' && E.isRight(appended.value)).toBe(true);
-    expect(await store.readStream(stream)).toHaveLength(1);
-  });
 });

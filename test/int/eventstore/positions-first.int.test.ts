@@ -6,15 +6,16 @@ import { postgresEventStore, type PostgresEventStore } from '../../../adapters/e
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { testEvent as ev } from '../../support/events.ts';
+import type { AuditLine } from '../../../domain/audit/lines.ts';
 
 /**
- * A group-commit transaction that writes before it appends (a request's count, a guard's rows)
- * takes its positions, and so its xid, first. Were its xid taken by that earlier write, an
- * appender taking positions meanwhile would hold lower positions under a newer xid; the batch,
- * committing first, would be readable below xmin, and a reader that went on from it would pass
- * over the appender's events for good.
+ * A batch's statement takes its positions before it writes anything (and so before it has an
+ * xid). Were its xid taken by an earlier write, an appender taking positions while the batch
+ * waited would hold lower positions under a newer xid; the batch, committing first, would be
+ * readable below xmin, and a reader that went on from it would pass over the appender's events
+ * for good. Here the batch waits on a tenant's audit counter row, which it locks after its
+ * positions and its first write (another tenant's new counter row).
  */
-const LOCK = 4242;
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
@@ -25,7 +26,6 @@ beforeAll(async () => {
   db = await freshDatabase({ blocking: true });
   pool = createPool(db.url, 8);
   store = await postgresEventStore(pool, {});
-  await pool.query('CREATE TABLE probe_writes (id text PRIMARY KEY)');
 });
 afterAll(async () => {
   await store?.close();
@@ -33,28 +33,44 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** Until a statement of this database waits on a lock. */
 const waiting = async () => {
   for (;;) {
-    const { rows } = await pool.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted", [LOCK]);
+    const { rows } = await pool.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
     if (rows.length > 0) return;
     await new Promise((resolve) => setImmediate(resolve));
   }
 };
 
-describe('a batch that writes before its append', () => {
-  it('takes its positions first: an append that took positions while the batch waited is never passed over by a reader', async () => {
+/** An audit line of the unit's one event, for `tenant`. */
+const lineFor = (tenant: string): AuditLine => ({
+  event: 0,
+  tenant,
+  kind: 'job_started',
+  job: null,
+  subject: null,
+  epoch: null,
+  record_refs: [],
+  head: '{"at":',
+  mid: ',"seq":',
+  tail: '}',
+});
+
+describe('a batch that waits after its first write', () => {
+  it('took its positions first: an append that took positions while the batch waited is never passed over by a reader', async () => {
     const holder = await pool.connect();
     const other = await pool.connect();
     try {
-      await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
+      const id = randomUUID();
+      const [fresh, held] = [`a-${id}`, `b-${id}`];
       const mine = `mine:${randomUUID()}`;
       const theirs = `theirs:${randomUUID()}`;
-      // The first item goes alone; the next ones make one batch: a write, a wait, an append.
-      const lead = store.inBatch('SELECT 1', []);
-      const wrote = store.inBatch(`INSERT INTO probe_writes VALUES ('${randomUUID()}')`, []);
-      const waited = store.inBatch('SELECT pg_advisory_xact_lock($1::bigint)', [LOCK]);
-      const appended = store.append(mine, [ev()], 'no_stream');
-      await lead;
+      // Two tenants' lines: the first tenant's counter row is new (the batch's first write, its
+      // xid), the second's exists and is held by an open transaction: the batch waits on it.
+      await pool.query('INSERT INTO custodian_audit_sizes (tenant, size) VALUES ($1, 0)', [held]);
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM custodian_audit_sizes WHERE tenant = $1 FOR UPDATE', [held]);
+      const appended = store.append(mine, [ev()], 'no_stream', { audit: [lineFor(fresh), lineFor(held)] });
       await waiting();
       // Another appender takes positions and stays open while the batch commits.
       await other.query('BEGIN');
@@ -65,8 +81,7 @@ describe('a batch that writes before its append', () => {
          SELECT position, pg_current_xact_id(), $1, 0, $2, 'Tested', 1, '{}', '{}' FROM p`,
         [theirs, randomUUID()],
       );
-      await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
-      await Promise.all([wrote, waited]);
+      await holder.query('COMMIT');
       expect(E.isRight(await appended)).toBe(true);
 
       const before = await store.readAll(0);
@@ -76,6 +91,7 @@ describe('a batch that writes before its append', () => {
       expect(read).toContain(mine);
       expect(read).toContain(theirs);
     } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
       await other.query('ROLLBACK').catch(() => undefined);
       other.release();
       holder.release();
