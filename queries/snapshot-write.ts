@@ -1,6 +1,8 @@
 import type { SnapshotStore } from '../domain/ports/snapshots.ts';
 import { markWritten, type PackedPart, type WrittenParts } from '../domain/shared/snapshot-parts.ts';
 
+const PARTS_A_STATEMENT = 16;
+
 /**
  * Writes a packed snapshot: its parts first, then its head (a head is never read naming parts
  * not written yet); the parts are noted as written only once their rows are, so a write that
@@ -13,8 +15,13 @@ export const writeSnapshot = async (
   packed: { readonly head: string; readonly parts: readonly PackedPart[] },
   written: WrittenParts,
 ): Promise<void> => {
-  await snapshots.saveMany(packed.parts.map((p) => [p.key, { revision, state: p.text }] as const));
-  markWritten(written, packed.parts);
+  // A few parts a statement: a big state's parts (a scope of 10,000 records, about 1 MB) are
+  // then serialised and sent a slice at a time, not in one turn of the event loop.
+  for (let i = 0; i < packed.parts.length; i += PARTS_A_STATEMENT) {
+    const slice = packed.parts.slice(i, i + PARTS_A_STATEMENT);
+    await snapshots.saveMany(slice.map((p) => [p.key, { revision, state: p.text }] as const));
+    markWritten(written, slice);
+  }
   await snapshots.save(key, { revision, state: packed.head });
 };
 
