@@ -17,6 +17,7 @@ import { tenantAbsence } from '../../../queries/tenants.ts';
 import { answer } from '../reply.ts';
 import { MAX_IMPORT_BYTES } from '../body-limits.ts';
 import { importRefusal } from '../hygiene.ts';
+import { importLinesRefusal } from '../import-lines.ts';
 import { fitAskOf, fitExportText } from '../fitted.ts';
 import { statusOf } from '../status.ts';
 import { ErasureBody, ExportQuery, HoldBody, HoldParams, RenewalsQuery, TenantParams } from '../schemas.ts';
@@ -209,7 +210,7 @@ export const complianceRoutes = (app: FastifyInstance, deps: ComplianceDepsHttp)
       },
       async (req, reply) => {
         if (typeof req.body !== 'string') return reply.code(415).send(refusal('unsupported_media_type', { reason: 'send the export as application/x-ndjson' }));
-        const bad = importRefusal(req.body);
+        const bad = importRefusal(req.body) ?? importLinesRefusal(req.body);
         if (bad) return reply.code(400).send(bad);
         return answer(reply, deps.runner, await importTenant(deps, req.params.t, req.body), ({ records, versions }) => ({ records, versions }));
       },
