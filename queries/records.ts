@@ -261,10 +261,12 @@ export const recordQueries = (deps: { db: Sql; sealer: Sealer; now: () => number
       // Enough rows that walls rarely cut a page short; withheld rows still move the cursor.
       const batch = Math.max(limit + 1, 2 * limit + 100);
       const orderBy = sortKey.map((k) => `${k} ${dir}`).join(', ');
+      // A parameter, not a literal: each text is a statement prepared on every connection (adapters/postgres/prepared.ts).
+      params.push(batch);
       const sql = `SELECT ${COLUMNS}, r.purpose AS record_purpose, r.subject_kind AS record_subject_kind FROM rm_records r
         JOIN LATERAL (SELECT * FROM rm_record_versions v WHERE v.tenant = r.tenant AND v.plugin = r.plugin AND v.scope = r.scope AND v.key = r.key AND ${versionFilter}
                       ORDER BY v.version DESC LIMIT 1) v ON true
-        WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${batch}`;
+        WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT $${params.length}`;
       const { rows } = await db.query<VersionRow>(sql, params);
       const { views, shown, examined } = await admit(ctx, rows, limit);
       const last = rows[examined - 1];
