@@ -132,9 +132,11 @@ export const recordsService = (deps: RecordsServiceDeps) => {
   };
 
   const put = async ({ ctx, index, prior }: Admitted, request: PutRequest, guard: CarriedGuard | null): Promise<E.Either<Refusal, object>> => {
-    const bytes = Buffer.byteLength(JSON.stringify(request.body));
+    // Serialized once: measured here, sealed as it is by the put.
+    const bodyText = JSON.stringify(request.body);
+    const bytes = Buffer.byteLength(bodyText);
     if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
-    const written = await deps.records.put(ctx, index, request, prior, guard ?? null);
+    const written = await deps.records.put(ctx, index, request, prior, guard ?? null, bodyText);
     if (E.isLeft(written)) return written.left.error === 'duplicate' ? E.left(await withholdUnseen(ctx, request.scope, written.left)) : written;
     const { version, scope, key, position } = written.right;
     if (position !== null && !deps.recordsInline && !(await deps.settle(position))) return E.left(unavailable('the put'));

@@ -231,6 +231,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
   /**
    * `known`: the prior write of this request's key already looked up (`write` null: none),
    * with `snapshotLoads()` as it was before that lookup; absent, it is looked up here.
+   * `bodyText`: `JSON.stringify(req.body)`, when the caller made it already (to measure it).
    */
   const put = async (
     ctx: CallContext,
@@ -238,6 +239,7 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     req: PutRequest,
     known?: KnownPrior,
     guard: CarriedGuard | null = null,
+    bodyText: string = JSON.stringify(req.body),
   ): Promise<E.Either<Refusal, Written>> => {
     const outOfScope = checkScope(ctx.plugin_scopes, ctx, req.scope);
     if (outOfScope) return E.left(outOfScope);
@@ -274,10 +276,10 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     };
     const decided = async () => {
       let ended: number | null = null;
-      let first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, stream, (v) => (ended = v), keys, guard));
+      let first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, bodyText, stream, (v) => (ended = v), keys, guard));
       if (E.isLeft(first) && ended !== null && deps.retire) {
         await deps.retire(ctx.tenant, ctx.plugin, req.scope, req.record_key, ended);
-        first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, stream, () => undefined, keys, guard));
+        first = await inWork((keys) => decideOn(ctx, rk, loadsBefore, req, bodyText, stream, () => undefined, keys, guard));
       }
       return first;
     };
@@ -306,19 +308,19 @@ export const recordCommands = (deps: RecordCommandsDeps) => {
     return E.right({ ...(await priorWrite(ctx.tenant, rk))!, position: null });
   };
 
-  /** Seals the body and decides the put; `gone` hears, per decision, the version of an ended person record under the key (or null). */
+  /** Seals the body (`bodyText`, its JSON) and decides the put; `gone` hears, per decision, the version of an ended person record under the key (or null). */
   const decideOn = async (
     ctx: CallContext,
     rk: string,
     loadsBefore: number,
     req: PutRequest,
+    bodyText: string,
     stream: string,
     gone: (version: number | null) => void,
     keys: KeyWork | null,
     guard: CarriedGuard | null,
   ) => {
     const version = req.expect + 1;
-    const bodyText = JSON.stringify(req.body);
     const { sealed: body, rows } = await sealIn(
       sealer,
       { tenant: ctx.tenant, plugin: ctx.plugin, scope: req.scope, key: req.record_key, version, data_subject: ctx.data_subject },

@@ -33,39 +33,60 @@ export { depthExceeds };
 
 const pathOf = (parent: string, key: string | number): string => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
 
+/** A value the walk is at: where it sits is kept as its parent and key, spelled only for a refusal. */
+interface Step {
+  readonly v: unknown;
+  readonly up: Step | null;
+  readonly key: string | number;
+  readonly depth: number;
+}
+
+/** The path of a step from `root`, as `pathOf` spells it one level at a time. */
+const pathAt = (step: Step, root: string): string => {
+  const keys: (string | number)[] = [];
+  for (let at: Step | null = step; at?.up; at = at.up) keys.push(at.key);
+  let path = root;
+  for (let i = keys.length - 1; i >= 0; i--) path = pathOf(path, keys[i]!);
+  return path;
+};
+
 /**
  * Walks a parsed value (explicit stack) and answers the first refusal: a string or key
  * with NUL or a lone surrogate, a reserved key, a number JSON cannot carry back (`1e999`
  * parses to Infinity, which would be stored as null), or nesting deeper than `MAX_DEPTH`. The
- * field is a path from `root` (`body.notes[2].text`, `query.kind`, `params.t`).
+ * field is a path from `root` (`body.notes[2].text`, `query.kind`, `params.t`), spelled only
+ * when there is a refusal (not once per value of every body).
  */
 export const hygieneRefusal = (value: unknown, root: string, maxDepth = MAX_DEPTH): Refusal | null => {
-  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: root, depth: 0 }];
+  const stack: Step[] = [{ v: value, up: null, key: '', depth: 0 }];
   while (stack.length > 0) {
-    const { v, path, depth } = stack.pop()!;
+    const step = stack.pop()!;
+    const { v, depth } = step;
     if (typeof v === 'string') {
       const why = badText(v);
-      if (why) return invalid(path || 'body', why);
+      if (why) return invalid(pathAt(step, root) || 'body', why);
       continue;
     }
-    if (typeof v === 'number' && !Number.isFinite(v)) return invalid(path || 'body', 'a number too large to store');
+    if (typeof v === 'number' && !Number.isFinite(v)) return invalid(pathAt(step, root) || 'body', 'a number too large to store');
     // Past 2^53 − 1 a number is not kept exactly (12345678901234567890123 would come back
     // as 1.2345678901234568e+22): refused rather than altered after a 200. (-0 is kept as 0,
     // as JSON and RFC 8785 read it.)
     if (typeof v === 'number' && Math.abs(v) > Number.MAX_SAFE_INTEGER)
-      return invalid(path || 'body', `a number beyond ±${Number.MAX_SAFE_INTEGER} cannot be kept exactly`);
+      return invalid(pathAt(step, root) || 'body', `a number beyond ±${Number.MAX_SAFE_INTEGER} cannot be kept exactly`);
     if (v === null || typeof v !== 'object') continue;
-    if (depth >= maxDepth) return invalid(path || 'body', `nested deeper than ${maxDepth}`);
+    if (depth >= maxDepth) return invalid(pathAt(step, root) || 'body', `nested deeper than ${maxDepth}`);
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: pathOf(path, i), depth: depth + 1 });
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], up: step, key: i, depth: depth + 1 });
       continue;
     }
     for (const key of Object.keys(v)) {
-      const keyPath = pathOf(path, key);
       const why = badText(key);
-      if (why) return invalid(path === '' ? 'body' : path, `a key ${why}`);
-      if (RESERVED_KEYS.has(key)) return invalid(keyPath, `the key "${key}" is reserved; rename it`);
-      stack.push({ v: (v as Record<string, unknown>)[key], path: keyPath, depth: depth + 1 });
+      if (why) {
+        const path = pathAt(step, root);
+        return invalid(path === '' ? 'body' : path, `a key ${why}`);
+      }
+      if (RESERVED_KEYS.has(key)) return invalid(pathOf(pathAt(step, root), key), `the key "${key}" is reserved; rename it`);
+      stack.push({ v: (v as Record<string, unknown>)[key], up: step, key, depth: depth + 1 });
     }
   }
   return null;

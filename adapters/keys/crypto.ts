@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { freshBytes } from './fresh-bytes.ts';
 
 const TAG_BYTES = 16;
 
@@ -6,7 +7,7 @@ const TAG_BYTES = 16;
 export const deriveKey = (master: Buffer, info: string): Buffer => Buffer.from(hkdfSync('sha256', master, 'custodian/v1', info, 32));
 
 export const aesGcmSeal = (key: Buffer, plaintext: Buffer, aad: string): { nonce: Buffer; ciphertext: Buffer } => {
-  const nonce = randomBytes(12);
+  const nonce = freshBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(Buffer.from(aad));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);

@@ -6,6 +6,7 @@ import { inTransaction } from '../postgres/pool.ts';
 import { SHRED_RECORD_KEYS } from '../../queries/key-shred.ts';
 import type { AppendRow, KeyWork, KeyWorkEnd } from '../../domain/ports/append-rows.ts';
 import { aesGcmOpen, aesGcmSeal, deriveKey, hmacHex, unwrapKey, wrapKey } from './crypto.ts';
+import { freshBytes } from './fresh-bytes.ts';
 
 /** A bounded cache of unwrapped data keys: least recently used goes first. */
 class Lru<V> {
@@ -117,7 +118,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const { rows: made } = await pool.query<{ key_id: string; wrapped: Buffer }>(
       `INSERT INTO custodian_data_keys (key_id, tenant, plugin, scope, record_key, owner, wrapped) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (tenant, plugin, scope, record_key, owner) DO NOTHING RETURNING key_id, wrapped`,
-      [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, randomBytes(32), `data\n${id}`)],
+      [id, c.tenant, c.plugin, c.scope, c.key, owner, wrapKey(kek, freshBytes(32), `data\n${id}`)],
     );
     const rows =
       made.length > 0 ? made : (await pool.query<{ key_id: string; wrapped: Buffer }>(DATA_KEY_OF_RECORD, [c.tenant, c.plugin, c.scope, c.key, owner])).rows;
@@ -186,7 +187,7 @@ export const postgresKeystore = async (pool: pg.Pool, masterKey: Buffer, cacheSi
     const wrapping =
       owner === 'tenant' ? { kek: tenantKek(c.tenant), wrapped: null, rows: [] } : await subjectKeyInWork(work, c.tenant, owner.slice('subject:'.length));
     const id = randomUUID();
-    const key = randomBytes(32);
+    const key = freshBytes(32);
     // Openable at once (the inline models open digests inside the append's transaction, where
     // no other connection sees the row yet): pinned, not only cached, until the put's work
     // ends, so no burst of other keys can evict it first. A fresh random id that only events of

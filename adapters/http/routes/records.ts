@@ -3,7 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import type { z } from 'zod';
 import type { RecordsOp, RecordsService } from '../../../commands/records-service.ts';
 import { refusal, type Refusal } from '../../../domain/shared/refusal.ts';
-import { RecordsRequest } from '../records-schemas.ts';
+import { RecordsRequest, RecordsRequestOfParsedJson } from '../records-schemas.ts';
 import { statusOf } from '../status.ts';
 import { BadBody } from '../json-body.ts';
 import { TICKET } from '../route-auth.ts';
@@ -22,7 +22,7 @@ const invalidOf = (error: z.ZodError, body: unknown): Refusal => {
   const issue = error.issues[0]!;
   if (issue.code === 'invalid_union' && issue.path.length === 0 && typeof body === 'object' && body !== null && !Array.isArray(body))
     return refusal('invalid', { field: 'op', reason: 'op is put, get, history or list', message: 'op is put, get, history or list: send one of them' });
-  return refusalOfIssue(issue as SchemaIssue, RecordsRequest, body);
+  return refusalOfIssue(issue as SchemaIssue, RecordsRequestOfParsedJson, body);
 };
 
 /** Check 4 names no reason of its own: the scope asked for, and which this call may use. */
@@ -36,10 +36,10 @@ const explained = (r: Refusal, op: E.Either<Refusal, RecordsOp>, agent: string |
   };
 };
 
-/** The body as check 3 sees it: the request, or why it is not one. */
+/** The body as check 3 sees it: the request, or why it is not one (the body is JSON.parse's, through the hygiene walk). */
 const shapeOf = (body: unknown): E.Either<Refusal, RecordsOp> => {
   if (body instanceof BadBody) return E.left(body.refusal);
-  const parsed = RecordsRequest.safeParse(body);
+  const parsed = RecordsRequestOfParsedJson.safeParse(body);
   return parsed.success ? E.right(parsed.data) : E.left(invalidOf(parsed.error, body));
 };
 

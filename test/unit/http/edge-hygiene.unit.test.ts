@@ -88,4 +88,49 @@ describe('edge hygiene', () => {
     }
     expect(hygieneRefusal(JSON.parse('{"proto":1,"Constructor":2,"__proto":3}'), '')).toBeNull();
   });
+
+  it('names the field at fault by its whole path from the root, as a walk that spells every path on its way would', () => {
+    // The oracle: the walk in the same order, the path of every value spelled as it is pushed.
+    const spelled = (parent: string, key: string | number) => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
+    const oracle = (value: unknown, root: string, maxDepth: number) => {
+      const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: root, depth: 0 }];
+      while (stack.length > 0) {
+        const { v, path, depth } = stack.pop()!;
+        if (typeof v === 'string') {
+          if (badText(v)) return path || 'body';
+          continue;
+        }
+        if (typeof v === 'number' && (!Number.isFinite(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER)) return path || 'body';
+        if (v === null || typeof v !== 'object') continue;
+        if (depth >= maxDepth) return path || 'body';
+        if (Array.isArray(v)) {
+          v.forEach((c, i) => stack.push({ v: c, path: spelled(path, i), depth: depth + 1 }));
+          continue;
+        }
+        for (const key of Object.keys(v)) {
+          if (badText(key)) return path === '' ? 'body' : path;
+          if (['__proto__', 'constructor', 'prototype'].includes(key)) return spelled(path, key);
+          stack.push({ v: (v as Record<string, unknown>)[key], path: spelled(path, key), depth: depth + 1 });
+        }
+      }
+      return null;
+    };
+    const keys = fc.oneof(hostileStrings, fc.constantFrom('a', 'constructor', 'prototype', '__proto__', 'x\u0000'));
+    const tree = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        hostileStrings,
+        numbers,
+        fc.constantFrom(1e300, 2 ** 60, null, true),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(keys, tie('value'), { maxKeys: 3 }).map((d) => JSON.parse(JSON.stringify(d)) as unknown),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(tree, fc.constantFrom('', 'query', 'line 3'), fc.integer({ min: 1, max: 4 }), (v, root, maxDepth) => {
+        expect(hygieneRefusal(v, root, maxDepth)?.field ?? null).toBe(oracle(v, root, maxDepth));
+      }),
+      { seed: 14, numRuns: 5000 },
+    );
+  });
 });
