@@ -3,31 +3,20 @@ import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { esdbEventStore } from '../../../adapters/eventstore/esdb.ts';
-import type { AppendWith, EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts';
-import type { AuditLine } from '../../../domain/audit/lines.ts';
+import type { EventStore, RecordedEvent } from '../../../domain/ports/event-store.ts';
+import { heldAppend, type HeldAppend } from '../../support/held-append.ts';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import { freshDatabase } from '../../support/database.ts';
 import { testEvent as ev } from '../../support/events.ts';
 
-/**
- * A way to hold one append open after it took its positions, where positions are taken before
- * commit: what the append carries so that it waits, and the wait's end.
- */
-interface Hold {
-  readonly carries: AppendWith;
-  /** Resolves once the append waits. */
-  waiting(): Promise<void>;
-  release(): Promise<void>;
-}
-
 /** The one contract every event-store adapter passes. */
 interface Adapter {
   readonly name: string;
   open(): Promise<EventStore>;
   /** Present when positions are taken before commit, so a later position can commit first. */
-  readonly hold?: () => Promise<Hold>;
+  readonly hold?: () => Promise<HeldAppend>;
   /** True when an append can be made on the condition of other streams (`AppendConditions`). */
   readonly conditions: boolean;
   teardown(): Promise<void>;
@@ -66,42 +55,6 @@ const memoryAdapter = (): Adapter => ({
   teardown: async () => undefined,
 });
 
-/**
- * A PostgreSQL append held after its positions: it carries audit lines of two tenants, the
- * first one's counter row new (its first write), the second one's held by an open transaction.
- */
-const postgresHold = async (pool: pg.Pool): Promise<Hold> => {
-  const id = randomUUID();
-  const [fresh, held] = [`a-${id}`, `b-${id}`];
-  const line = (tenant: string): AuditLine => ({
-    event: 0,
-    tenant,
-    kind: 'job_started',
-    job: null,
-    subject: null,
-    epoch: null,
-    record_refs: [],
-    head: '{"at":',
-    mid: ',"seq":',
-    tail: '}',
-  });
-  await pool.query('INSERT INTO custodian_audit_sizes (tenant, size) VALUES ($1, 0)', [held]);
-  const holder = await pool.connect();
-  await holder.query('BEGIN');
-  await holder.query('SELECT 1 FROM custodian_audit_sizes WHERE tenant = $1 FOR UPDATE', [held]);
-  return {
-    carries: { audit: [line(fresh), line(held)] },
-    async waiting() {
-      const sql = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
-      while ((await pool.query(sql)).rows.length === 0) await new Promise((r) => setTimeout(r, 5));
-    },
-    async release() {
-      await holder.query('COMMIT');
-      holder.release();
-    },
-  };
-};
-
 const postgresAdapter = (): Adapter => {
   const pools: pg.Pool[] = [];
   let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
@@ -115,7 +68,7 @@ const postgresAdapter = (): Adapter => {
     name: 'postgres',
     conditions: true,
     open: async () => postgresEventStore(await opened(), {}),
-    hold: async () => postgresHold(await opened()),
+    hold: async () => heldAppend(await opened()),
     async teardown() {
       await Promise.all(pools.map((p) => p.end()));
       await db?.drop();
