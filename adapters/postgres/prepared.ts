@@ -25,5 +25,5 @@ export const prepared = (text: string, values?: readonly unknown[]): pg.QueryCon
   return { name, text, values: values as unknown[] };
 };
 
-/** How many texts this process prepares (metrics and tests). */
-export const preparedTexts = (): number => names.size;
+/** The texts this process prepares (tests). */
+export const preparedTexts = (): readonly string[] => [...names.keys()];

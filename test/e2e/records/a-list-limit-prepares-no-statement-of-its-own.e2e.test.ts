@@ -23,12 +23,15 @@ afterAll(async () => svc?.stop());
 describe('a list limit prepares no statement of its own', () => {
   it('given lists of one shape with 40 limits, then the service prepares no text beyond the first list', async () => {
     expect((await c.rec({ op: 'list', list: { limit: 50 } })).status).toBe(200);
-    const before = preparedTexts();
+    // The list's texts only: the runner and the audit integrator prepare texts of their own meanwhile.
+    const lists = () => preparedTexts().filter((t) => t.includes('FROM rm_records r') && t.includes('JOIN LATERAL'));
+    const before = lists();
+    expect(before.length).toBeGreaterThan(0);
     for (let limit = 1; limit <= 40; limit++) {
       const res = await c.rec({ op: 'list', list: { limit } });
       expect(res.status).toBe(200);
       expect(res.body.records.map((r: { key: string }) => r.key)).toEqual(['a']);
     }
-    expect(preparedTexts()).toBe(before);
+    expect(lists()).toEqual(before);
   });
 });
