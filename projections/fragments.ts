@@ -40,6 +40,10 @@ export const EVERY_EVENT: Lead = { ctes: ['committed AS (SELECT 1 AS unit)'], pa
 /** The events as unit 1 of `EVERY_EVENT`. */
 export const asOneUnit = (events: readonly { readonly event: DomainEvent }[]): UnitEvent[] => events.map(({ event }) => ({ unit: 1, event }));
 
+/** SQL: rows `a` and `b` are of the same record (tenant, plugin, scope, key). */
+export const sameRecord = (a: string, b: string) =>
+  `${a}.tenant = ${b}.tenant AND ${a}.plugin = ${b}.plugin AND ${a}.scope = ${b}.scope AND ${a}.key = ${b}.key`;
+
 /** The fragments as one statement after the lead's CTEs, each its own CTE, their parameters numbered on. */
 export const fused = (fragments: readonly Fragment[], lead: Lead = { ctes: [], params: [], select: 'SELECT 1' }): { text: string; params: unknown[] } => {
   let offset = lead.params.length;

@@ -1,4 +1,4 @@
-import { applyFragments, asOneUnit, type Fragment, type UnitEvent } from './fragments.ts';
+import { applyFragments, asOneUnit, sameRecord, type Fragment, type UnitEvent } from './fragments.ts';
 import type { Projection } from './projection.ts';
 
 /** A record's write or removal as one row of the batch's JSON input (`n`: its place in the batch). */
@@ -39,7 +39,6 @@ const inputRow = ({ unit, event }: UnitEvent, n: number) => {
 };
 
 const RECORD = 'tenant, plugin, scope, key';
-const sameRecord = (a: string, b: string) => `${a}.tenant = ${b}.tenant AND ${a}.plugin = ${b}.plugin AND ${a}.scope = ${b}.scope AND ${a}.key = ${b}.key`;
 const VERSION_COLUMNS = `tenant, plugin, scope, key, version, body, body_bytes, kind, state, supersedes, ends_at, subject_kind, closed, purpose,
   labels, created_ms, writer_job, writer_agent, writer_plugin, writer_tainted, data_subject`;
 const INDEX_COLUMNS = 'tenant, plugin, scope, key, version, kind, state, closed, ends_at, purpose, subject_kind, created_ms';

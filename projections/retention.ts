@@ -1,4 +1,4 @@
-import { applyFragments, asOneUnit, type Fragment, type UnitEvent } from './fragments.ts';
+import { applyFragments, asOneUnit, sameRecord, type Fragment, type UnitEvent } from './fragments.ts';
 import type { Projection } from './projection.ts';
 
 /** An event as one row of the batch's JSON input (`n`: its place in the batch), or null when the model does not read it. */
@@ -24,8 +24,6 @@ const inputRow = ({ unit, event }: UnitEvent, n: number) => {
       return null;
   }
 };
-
-const sameRecord = (a: string, b: string) => `${a}.tenant = ${b}.tenant AND ${a}.plugin = ${b}.plugin AND ${a}.scope = ${b}.scope AND ${a}.key = ${b}.key`;
 
 /**
  * The batch's events among the units that committed, as one fragment: a record's renewal row

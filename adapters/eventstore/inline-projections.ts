@@ -19,7 +19,7 @@ export interface UnitNewEvent {
 export interface InlineProjections {
   /** Whether events of this type touch the inline models. */
   handles(type: string): boolean;
-  /** Their writes for a batch's events, as fragments that write only the units the statement's `committed` CTE names. */
+  /** Their writes for a batch's events (the ones `handles` takes), as fragments that write only the units the statement's `committed` CTE names. */
   fragments(events: readonly UnitNewEvent[]): Promise<readonly Fragment[]>;
 }
 
@@ -38,7 +38,7 @@ export const inlineProjections = (projections: readonly Projection[]): InlinePro
   return {
     handles: (type) => types.has(type),
     async fragments(events) {
-      const decoded = events.filter((e) => types.has(e.event.type)).map(decode);
+      const decoded = events.map(decode);
       const all: Fragment[] = [];
       for (const p of projections) {
         const mine = decoded.filter((e) => handles(p, e.event.type));
