@@ -17,7 +17,7 @@ import { brokenLink } from './append-chain.ts';
  * answers a verdict per unit (`CommitRow`); each caller is answered from its verdict (`answer`).
  */
 
-/** The call of `custodian_commit` (its newest body: migrations/0030_eventstore-010.sql): a whole batch in one statement. */
+/** The call of `custodian_commit` (its newest body: migrations/0031_eventstore-011.sql): a whole batch in one statement. */
 export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit(
   $1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[],
   $11::int[], $12::int[], $13::boolean[], $14::text[], $15::text[], $16::int[],
