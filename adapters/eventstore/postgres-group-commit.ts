@@ -18,15 +18,7 @@ import { brokenLink } from './append-chain.ts';
  */
 
 /** The call of `custodian_commit` (its newest body: migrations/0031_eventstore-011.sql): a whole batch in one statement. */
-export const COMMIT_CALL = `SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit(
-  $1::text[], $2::int[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[],
-  $11::int[], $12::int[], $13::boolean[], $14::text[], $15::text[], $16::int[],
-  $17::int[], $18::text[], $19::bigint[],
-  $20::uuid[], $21::text[], $22::int[], $23::jsonb[], $24::jsonb[],
-  $25::int[], $26::uuid[],
-  $27::int[], $28::text[], $29::text[], $30::bytea[],
-  $31::int[], $32::uuid[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[], $38::bytea[], $39::bytea[],
-  $40::int[], $41::int[], $42::text[], $43::text[], $44::text[], $45::text[], $46::int[], $47::jsonb[], $48::text[], $49::text[], $50::text[])`;
+export const COMMIT_CALL = 'SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit($1::jsonb)';
 
 /**
  * The batch's one statement: the call, then the inline models' fragments, which write only the
@@ -66,60 +58,53 @@ export interface CommitRow {
   readonly actual: string | null;
 }
 
-const expectedText = (expected: ExpectedRevision) => (typeof expected === 'number' ? String(expected) : expected);
+/** A key row's columns by name (its bytes in base64), as the call reads them. */
+const keyRows = (rows: readonly AppendRow[], kind: AppendRow['kind'], columns: readonly string[]) =>
+  rows
+    .filter((r) => r.kind === kind)
+    .map((r) => Object.fromEntries(columns.map((c, i) => [c, Buffer.isBuffer(r.row[i]) ? r.row[i].toString('base64') : r.row[i]])));
 
-/** The rows of one kind, each with its unit's 1-based index, its columns transposed into arrays. */
-const rowsOf = (units: readonly CommitUnit[], kind: AppendRow['kind'], columns: number): unknown[][] => {
-  const rows = units.flatMap((u, i) => u.rows.filter((r) => r.kind === kind).map((r) => [i + 1, ...r.row.slice(0, columns)]));
-  return Array.from({ length: columns + 1 }, (_, c) => rows.map((r) => r[c]));
-};
-
-/** The parameters of `COMMIT_CALL` for the batch's guards (their ordinals are their 1-based places here) and units. */
-export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): unknown[] => {
-  const events = units.flatMap((u) => u.events);
-  const conditions = units.flatMap((u, i) => u.unmoved.map((c) => ({ unit: i + 1, ...c })));
-  const lines = units.flatMap((u, i) => u.lines.map((l) => ({ unit: i + 1, ...l })));
-  return [
-    guards.map((g) => g.call),
-    guards.map((g) => g.index),
-    guards.map((g) => g.tenant),
-    guards.map((g) => g.jobStream),
-    guards.map((g) => g.jobRevision),
-    guards.map((g) => g.blockRevisions.join(',')),
-    guards.map((g) => g.marks),
-    guards.map((g) => g.tenantStream),
-    guards.map((g) => g.tenantRevision),
-    guards.map((g) => g.requestKey),
-    units.map((u) => u.guard),
-    units.map((u) => u.after),
-    units.map((u) => u.watched),
-    units.map((u) => u.stream),
-    units.map((u) => expectedText(u.expected)),
-    units.map((u) => u.events.length),
-    conditions.map((c) => c.unit),
-    conditions.map((c) => c.stream),
-    conditions.map((c) => (c.revision === 'no_stream' ? null : c.revision)),
-    events.map((e) => e.event_id),
-    events.map((e) => e.type),
-    events.map((e) => e.schema_version),
-    events.map((e) => JSON.stringify(e.data)),
-    events.map((e) => JSON.stringify(e.metadata)),
-    ...rowsOf(units, 'data_key_used', 1),
-    ...rowsOf(units, 'subject_key_made', 3),
-    ...rowsOf(units, 'data_key_made', 8),
-    lines.map((l) => l.unit),
-    lines.map((l) => l.event),
-    lines.map((l) => l.tenant),
-    lines.map((l) => l.kind),
-    lines.map((l) => l.job),
-    lines.map((l) => l.subject),
-    lines.map((l) => l.epoch),
-    lines.map((l) => JSON.stringify(l.record_refs)),
-    lines.map((l) => l.head),
-    lines.map((l) => l.mid),
-    lines.map((l) => l.tail),
-  ];
-};
+/** The parameter of `COMMIT_CALL`: the batch as one JSON document (its shape: the migration's header). */
+export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): [string] => [
+  JSON.stringify({
+    guards: guards.map((g) => ({
+      call: g.call,
+      idx: g.index,
+      tenant: g.tenant,
+      job_stream: g.jobStream,
+      job_rev: g.jobRevision,
+      blocks: g.blockRevisions,
+      marks: g.marks,
+      tenant_stream: g.tenantStream,
+      tenant_rev: g.tenantRevision,
+      request_key: g.requestKey,
+    })),
+    units: units.map((u) => ({
+      guard: u.guard,
+      after: u.after,
+      watched: u.watched,
+      stream: u.stream,
+      expected: String(u.expected),
+      unmoved: u.unmoved.map((c) => ({ stream: c.stream, revision: c.revision === 'no_stream' ? null : c.revision })),
+      events: u.events.map((e) => ({ id: e.event_id, type: e.type, version: e.schema_version, data: e.data, meta: e.metadata })),
+      used: keyRows(u.rows, 'data_key_used', ['id']).map((r) => r.id),
+      subject_keys: keyRows(u.rows, 'subject_key_made', ['tenant', 'subject', 'wrapped']),
+      data_keys: keyRows(u.rows, 'data_key_made', ['id', 'tenant', 'plugin', 'scope', 'record_key', 'owner', 'wrapped', 'kek']),
+      lines: u.lines.map((l) => ({
+        event: l.event,
+        tenant: l.tenant,
+        kind: l.kind,
+        job: l.job,
+        subject: l.subject,
+        epoch: l.epoch,
+        refs: l.record_refs,
+        head: l.head,
+        mid: l.mid,
+        tail: l.tail,
+      })),
+    })),
+  }),
+];
 
 type Result = E.Either<WrongExpectedRevision, Appended>;
 
