@@ -15,33 +15,20 @@
 -- plans with enable_seqscan off: each of its lookups is by key, and an index probe costs the same
 -- at any size.
 --
--- The batch: {"guards": [guard…], "units": [unit…]}, a guard
--- {call, idx, tenant, job_stream, job_rev, blocks: [revision…], marks, tenant_stream, tenant_rev,
--- request_key}, a unit {guard, after (1-based ordinals, or null), watched, stream, expected,
--- unmoved: [{stream, revision}], events: [{id, type, version, data, meta}], used: [key id…],
--- subject_keys: [{tenant, subject, wrapped}], data_keys: [{id, tenant, plugin, scope,
--- record_key, owner, wrapped, kek}] (wrapped and kek in base64), lines: [{event (its unit's
--- 0-based event), tenant, kind, job, subject, epoch, refs, head, mid, tail}]}. In order:
---  1. The advisory locks of the units decided on other streams, in one pass ordered by the lock's
---     key (hashtext of the stream), one lock a key: exclusive when a unit of the batch watches a
---     stream of that key, else shared (the streams a unit was decided on). They take no xid, so
---     the positions below are still the transaction's first write.
---  2. The positions of every event of the batch (a unit that does not commit leaves a gap), and
---     the audit counters of the batch's tenants, made and locked in tenant order.
---  3. The cached admissions (guards): each checked against the job's and tenant's heads, the
---     job's block marks and its request key, and the counts of the calls whose guards follow on
---     from the count moved.
---  4. Each unit, in the order given: refused 'broken' after a chained unit that did not commit,
---     'guard_failed' when its guard did not hold, 'conflict' when a stream it was decided on
---     moved or its own stream is not at its expected revision, 'row_taken' when one of its key
---     rows was made first by another writer (or a key it uses is gone); else its key rows and
---     events are written ('committed'), with their audit lines: each line takes the next place
---     (seq) of its tenant's log from the tenant's counter row (a tenant's places commit in
---     order, contiguous, and a unit that does not commit takes none) and its event's recorded
---     time (at), spliced into its canonical text. A held guard whose unit wrote nothing but a
---     conflict is given back (its request is decided again and counted then).
--- One row per unit ('unit', index, verdict, first position, last revision, and for a conflict
--- the stream and its revision), then one per guard ('guard', ordinal, 'held' or 'failed').
+-- A whole batch of commit units in one call (group commit): the one way the service writes to
+-- the log. The batch is {"guards": […], "units": […]}, as `commitParams` builds it
+-- (adapters/eventstore/postgres-group-commit.ts). In order: the advisory locks of the units
+-- decided on other streams (one pass, by key); the positions of every event (a unit that does
+-- not commit leaves a gap) and the audit counters of the batch's tenants, locked in tenant
+-- order; the guards, checked, and the counts of the calls whose guards follow on moved; then
+-- each unit, in the order given, judged and, when nothing refuses it, written with its key rows
+-- and audit lines (each line takes the next place of its tenant's log and its event's recorded
+-- time). One row per unit ('unit', index, verdict, first position, last revision, and for a
+-- conflict the stream and its revision), then one per guard ('guard', ordinal, 'held' or
+-- 'failed'); the verdicts: 'broken' after a chained unit that did not commit, 'guard_failed',
+-- 'conflict' (a stream it was decided on moved, or its own is not at its expected revision),
+-- 'row_taken' (a key row another writer made first, or a key it uses is gone), 'committed'.
+-- A held guard whose unit wrote nothing but a conflict is given back.
 DROP FUNCTION custodian_commit(
   text[], int[], text[], text[], bigint[], text[], text[], text[], bigint[], text[], int[], int[], boolean[], text[], text[], int[],
   int[], text[], bigint[], uuid[], text[], int[], jsonb[], jsonb[], int[], uuid[], int[], text[], text[], bytea[],
