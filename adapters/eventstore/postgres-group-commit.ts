@@ -64,7 +64,7 @@ const keyRows = (rows: readonly AppendRow[], kind: AppendRow['kind'], columns: r
     .filter((r) => r.kind === kind)
     .map((r) => Object.fromEntries(columns.map((c, i) => [c, Buffer.isBuffer(r.row[i]) ? r.row[i].toString('base64') : r.row[i]])));
 
-/** The parameter of `COMMIT_CALL`: the batch as one JSON document (its shape: the migration's header). */
+/** The parameter of `COMMIT_CALL`: the batch as one JSON document, each unit with its own parts, named as the function reads them. */
 export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): [string] => [
   JSON.stringify({
     guards: guards.map((g) => ({
