@@ -34,7 +34,10 @@ afterAll(async () => {
 /** The tables a guard reads, grown by rows `<from>` to `<to>`: request keys `rk-<n>`, streams and calls. */
 const grow = async (db: pg.Pool | pg.PoolClient, from: number, to: number) => {
   const rows = 'FROM generate_series($1::int, $2::int) AS i';
-  await db.query(`INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version) SELECT 't', 'rk-' || i, 'p', 's', 'k' || i, 1 ${rows}`, [from, to]);
+  await db.query(`INSERT INTO rm_request_keys (tenant, request_key, plugin, scope, key, version) SELECT 't', 'rk-' || i, 'p', 's', 'k' || i, 1 ${rows}`, [
+    from,
+    to,
+  ]);
   await db.query(`INSERT INTO custodian_streams (stream, revision) SELECT 'grown:' || i, 0 ${rows}`, [from, to]);
   await db.query(`INSERT INTO custodian_call_requests (call, n) SELECT 'grown:' || i, 0 ${rows}`, [from, to]);
 };
@@ -54,7 +57,7 @@ describe('the commit reads growing tables by their indexes', () => {
         const call = randomUUID();
         const jobStream = `job:t:${call}`;
         await client.query('INSERT INTO custodian_call_requests (call, n) VALUES ($1, 0)', [call]);
-        await client.query("INSERT INTO custodian_streams (stream, revision) VALUES ($1, 0), ($2, 0) ON CONFLICT DO NOTHING", [jobStream, 'tenant:t']);
+        await client.query('INSERT INTO custodian_streams (stream, revision) VALUES ($1, 0), ($2, 0) ON CONFLICT DO NOTHING', [jobStream, 'tenant:t']);
         const guards: AdmissionGuard[] = [1, 2, 3].map((index) => ({
           call,
           index,
