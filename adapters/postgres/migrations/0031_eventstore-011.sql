@@ -17,7 +17,9 @@
 --
 -- A whole batch of commit units in one call (group commit): the one way the service writes to
 -- the log. The batch is {"guards": […], "units": […]}, as `commitParams` builds it
--- (adapters/eventstore/postgres-group-commit.ts). In order: the advisory locks of the units
+-- (adapters/eventstore/postgres-group-commit.ts); the events' data travel beside it, one `json`
+-- array in the batch's order (`bodies`), each made a jsonb value of its own: a jsonb value holds
+-- at most 256 MB in all, and one append (an import's scope) may pass that while each event fits. In order: the advisory locks of the units
 -- decided on other streams (one pass, by key); the positions of every event (a unit that does
 -- not commit leaves a gap) and the audit counters of the batch's tenants, locked in tenant
 -- order; the guards, checked, and the counts of the calls whose guards follow on moved; then
@@ -34,7 +36,7 @@ DROP FUNCTION custodian_commit(
   int[], text[], bigint[], uuid[], text[], int[], jsonb[], jsonb[], int[], uuid[], int[], text[], text[], bytea[],
   int[], uuid[], text[], text[], text[], text[], text[], bytea[], bytea[],
   int[], int[], text[], text[], text[], text[], int[], jsonb[], text[], text[], text[]);
-CREATE FUNCTION custodian_commit(batch jsonb)
+CREATE FUNCTION custodian_commit(batch jsonb, bodies json)
 RETURNS TABLE (kind text, idx int, verdict text, first_position bigint, last_revision bigint, stream text, actual bigint)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 #variable_conflict use_column
@@ -42,6 +44,9 @@ DECLARE
   units int := jsonb_array_length(batch->'units');
   total int := (SELECT coalesce(sum(jsonb_array_length(x->'events')), 0) FROM jsonb_array_elements(batch->'units') AS x);
   tenants text[] := ARRAY(SELECT DISTINCT l->>'tenant' FROM jsonb_array_elements(batch->'units') AS x, jsonb_array_elements(x->'lines') AS l ORDER BY 1);
+  -- (A function scan answers its rows in order: no sort, which would spill a large batch's data to disk.)
+  e_data jsonb[] := ARRAY(SELECT b::jsonb FROM json_array_elements(bodies) AS b);
+  offs int := 0;
   next_pos bigint;
   held int[] := '{}';
   outcome text[] := array_fill(NULL::text, ARRAY[greatest(units, 1)]);
@@ -184,7 +189,7 @@ BEGIN
           ELSE
             INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
             SELECT next_pos + x.i - 1, pg_current_xact_id(), s, last - n + x.i, (x.v->>'id')::uuid, x.v->>'type', (x.v->>'version')::int,
-                   x.v->'data', x.v->'meta'
+                   e_data[offs + x.i], x.v->'meta'
             FROM jsonb_array_elements(u->'events') WITH ORDINALITY AS x(v, i);
             IF jsonb_array_length(u->'lines') > 0 THEN
               WITH mine AS (
@@ -222,6 +227,7 @@ BEGIN
     END IF;
     outcome[k] := verdict;
     next_pos := next_pos + n;
+    offs := offs + n;
     RETURN NEXT;
   END LOOP;
 
