@@ -61,6 +61,8 @@ DECLARE
   moved_rev bigint;
   wanted int;
   got int;
+  kr record;
+  dr record;
 BEGIN
   -- 1. Advisory locks: one a key, in the order of the key (a volatile select list is evaluated after ORDER BY).
   PERFORM CASE WHEN l.watched THEN pg_advisory_xact_lock(7243004, l.key) ELSE pg_advisory_xact_lock_shared(7243004, l.key) END
@@ -169,8 +171,10 @@ BEGIN
               FROM jsonb_to_recordset(u->'data_keys')
                 AS r(id uuid, tenant text, plugin text, scope text, record_key text, owner text, wrapped text, kek text)
               WHERE r.owner = 'tenant' OR EXISTS (
+                -- By its tenant and subject (the owner past 'subject:'): not among every key of the tenant.
                 SELECT 1 FROM custodian_subject_keys sk
-                WHERE sk.tenant = r.tenant AND r.owner = 'subject:' || sk.subject AND sk.wrapped = decode(r.kek, 'base64') FOR SHARE)
+                WHERE sk.tenant = r.tenant AND sk.subject = substr(r.owner, 9) AND r.owner = 'subject:' || sk.subject
+                  AND sk.wrapped = decode(r.kek, 'base64') FOR SHARE)
               ON CONFLICT DO NOTHING RETURNING 1)
             SELECT jsonb_array_length(u->'data_keys'), (SELECT count(*) FROM made) INTO wanted, got;
           END IF;
@@ -181,10 +185,14 @@ BEGIN
             ELSE
               UPDATE custodian_streams st SET revision = st.revision - n WHERE st.stream = s;
             END IF;
-            DELETE FROM custodian_subject_keys sk USING jsonb_to_recordset(u->'subject_keys') AS r(tenant text, subject text, wrapped text)
-              WHERE sk.tenant = r.tenant AND sk.subject = r.subject AND sk.wrapped = decode(r.wrapped, 'base64');
-            DELETE FROM custodian_data_keys dk USING jsonb_to_recordset(u->'data_keys') AS r(id uuid, wrapped text)
-              WHERE dk.key_id = r.id AND dk.wrapped = decode(r.wrapped, 'base64');
+            -- Each by its key, one at a time: a join is planned once a session, while the tables
+            -- may be small, as a hash of every key (and this path is rare: a race with a shred).
+            FOR kr IN SELECT * FROM jsonb_to_recordset(u->'subject_keys') AS x(tenant text, subject text, wrapped text) LOOP
+              DELETE FROM custodian_subject_keys sk WHERE sk.tenant = kr.tenant AND sk.subject = kr.subject AND sk.wrapped = decode(kr.wrapped, 'base64');
+            END LOOP;
+            FOR dr IN SELECT * FROM jsonb_to_recordset(u->'data_keys') AS x(id uuid, wrapped text) LOOP
+              DELETE FROM custodian_data_keys dk WHERE dk.key_id = dr.id AND dk.wrapped = decode(dr.wrapped, 'base64');
+            END LOOP;
             verdict := 'row_taken';
           ELSE
             INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
