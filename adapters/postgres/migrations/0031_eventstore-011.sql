@@ -209,9 +209,12 @@ BEGIN
                 UPDATE custodian_audit_sizes c SET size = c.size + counts.n FROM counts WHERE c.tenant = counts.tenant
                 RETURNING c.tenant, c.size - counts.n AS base),
               placed AS (
+                -- Each line's event by its position (a probe: LIMIT keeps it from being planned as a join, which,
+                -- planned while the log was small, hashed every event).
                 SELECT mine.*, moved.base + row_number() OVER (PARTITION BY mine.tenant ORDER BY mine.ord) - 1 AS seq,
                        (extract(epoch from ev.recorded_at) * 1000)::bigint AS at, ev.position
-                FROM mine JOIN moved ON moved.tenant = mine.tenant JOIN custodian_events ev ON ev.position = next_pos + mine.ev)
+                FROM mine JOIN moved ON moved.tenant = mine.tenant
+                  CROSS JOIN LATERAL (SELECT e.recorded_at, e.position FROM custodian_events e WHERE e.position = next_pos + mine.ev LIMIT 1) AS ev)
               INSERT INTO custodian_audit_lines (tenant, seq, at, kind, job, subject, epoch, record_refs, line, position)
               SELECT p.tenant, p.seq, p.at, p.kind, p.job, p.subject, p.epoch,
                      ARRAY(SELECT jsonb_array_elements_text(p.refs)), p.head || p.at || p.mid || p.seq || p.tail, p.position

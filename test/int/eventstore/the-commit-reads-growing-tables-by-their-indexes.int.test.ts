@@ -18,7 +18,8 @@ import { testEvent as ev } from '../../support/events.ts';
  * in `pg_stat_xact_user_tables`. Without `enable_seqscan = off` on the function, the streams and
  * the calls were scanned too (checked). The key rows likewise: a subject's key was looked for
  * among every key of its tenant, and a refused unit's keys were taken back through a hash of
- * every key (5,000 rows read a batch, each, at 5,000 keys: measured by `idx_tup_fetch`).
+ * every key (5,000 rows read a batch, each, at 5,000 keys: measured by `idx_tup_fetch`); and
+ * an audit line's event was found through a hash of every event of the log.
  */
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -161,6 +162,49 @@ describe('the commit reads growing tables by their indexes', () => {
         ['custodian_data_keys', 'few'],
         ['custodian_subject_keys', 'few'],
       ]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('places audit lines by probing their events, whatever size the log had when the session planned', async () => {
+    // A line takes its event's recorded time and position: a join planned while the log was
+    // small reads every event into a hash, on every batch with a line.
+    const client = await pool.connect();
+    const fetched = async () =>
+      Number(
+        (await client.query<{ n: string }>("SELECT coalesce(idx_tup_fetch, 0)::text AS n FROM pg_stat_xact_user_tables WHERE relname = 'custodian_events'"))
+          .rows[0]?.n ?? 0,
+      );
+    try {
+      await client.query('BEGIN');
+      let read = 0;
+      for (let round = 0; round < 3; round++) {
+        if (round === 1)
+          await client.query(
+            `WITH p AS (SELECT custodian_allocate_positions(5000) AS first)
+             INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
+             SELECT p.first + i - 1, pg_current_xact_id(), 'grown-log', i - 1, gen_random_uuid(), 'Tested', 1, '{}', '{}' FROM p, generate_series(1, 5000) AS i`,
+          );
+        const line = { event: 0, tenant: 't', kind: 'k', job: null, subject: null, epoch: null, record_refs: [], head: '{"at":', mid: ',"seq":', tail: '}' };
+        const unit = {
+          guard: null,
+          after: null,
+          watched: false,
+          unmoved: [],
+          stream: `s:${randomUUID()}`,
+          expected: 'no_stream' as const,
+          events: [ev()],
+          rows: [],
+          lines: [line],
+        };
+        const before = await fetched();
+        const { rows } = await client.query<CommitRow>(COMMIT_CALL, commitParams([], [unit]));
+        expect(rows.map((r) => r.verdict)).toEqual(['committed']);
+        read = (await fetched()) - before;
+      }
+      expect(read).toBeLessThanOrEqual(2);
     } finally {
       await client.query('ROLLBACK');
       client.release();
