@@ -18,7 +18,7 @@ import { brokenLink } from './append-chain.ts';
  */
 
 /** The call of `custodian_commit` (its newest body: migrations/0031_eventstore-011.sql): a whole batch in one statement. */
-export const COMMIT_CALL = 'SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit($1::jsonb)';
+export const COMMIT_CALL = 'SELECT kind, idx, verdict, first_position, last_revision, stream, actual FROM custodian_commit($1::jsonb, $2::json)';
 
 /**
  * The batch's one statement: the call, then the inline models' fragments, which write only the
@@ -64,8 +64,13 @@ const keyRows = (rows: readonly AppendRow[], kind: AppendRow['kind'], columns: r
     .filter((r) => r.kind === kind)
     .map((r) => Object.fromEntries(columns.map((c, i) => [c, Buffer.isBuffer(r.row[i]) ? r.row[i].toString('base64') : r.row[i]])));
 
-/** The parameter of `COMMIT_CALL`: the batch as one JSON document, each unit with its own parts, named as the function reads them. */
-export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): [string] => [
+/**
+ * The parameters of `COMMIT_CALL`: the batch as one JSON document, each unit with its own parts,
+ * named as the function reads them, and its events' data beside it, in order. A jsonb value
+ * holds at most 256 MB in all: the data, each event's a jsonb value of its own in the log, would
+ * make one large append (an import's scope) a document PostgreSQL refuses.
+ */
+export const commitParams = (guards: readonly AdmissionGuard[], units: readonly CommitUnit[]): [string, string] => [
   JSON.stringify({
     guards: guards.map((g) => ({
       call: g.call,
@@ -86,7 +91,7 @@ export const commitParams = (guards: readonly AdmissionGuard[], units: readonly 
       stream: u.stream,
       expected: String(u.expected),
       unmoved: u.unmoved.map((c) => ({ stream: c.stream, revision: c.revision === 'no_stream' ? null : c.revision })),
-      events: u.events.map((e) => ({ id: e.event_id, type: e.type, version: e.schema_version, data: e.data, meta: e.metadata })),
+      events: u.events.map((e) => ({ id: e.event_id, type: e.type, version: e.schema_version, meta: e.metadata })),
       used: keyRows(u.rows, 'data_key_used', ['id']).map((r) => r.id),
       subject_keys: keyRows(u.rows, 'subject_key_made', ['tenant', 'subject', 'wrapped']),
       data_keys: keyRows(u.rows, 'data_key_made', ['id', 'tenant', 'plugin', 'scope', 'record_key', 'owner', 'wrapped', 'kek']),
@@ -104,6 +109,7 @@ export const commitParams = (guards: readonly AdmissionGuard[], units: readonly 
       })),
     })),
   }),
+  JSON.stringify(units.flatMap((u) => u.events.map((e) => e.data))),
 ];
 
 type Result = E.Either<WrongExpectedRevision, Appended>;

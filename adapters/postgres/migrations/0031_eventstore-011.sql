@@ -17,7 +17,9 @@
 --
 -- A whole batch of commit units in one call (group commit): the one way the service writes to
 -- the log. The batch is {"guards": […], "units": […]}, as `commitParams` builds it
--- (adapters/eventstore/postgres-group-commit.ts). In order: the advisory locks of the units
+-- (adapters/eventstore/postgres-group-commit.ts); the events' data travel beside it, one `json`
+-- array in the batch's order (`bodies`), each made a jsonb value of its own: a jsonb value holds
+-- at most 256 MB in all, and one append (an import's scope) may pass that while each event fits. In order: the advisory locks of the units
 -- decided on other streams (one pass, by key); the positions of every event (a unit that does
 -- not commit leaves a gap) and the audit counters of the batch's tenants, locked in tenant
 -- order; the guards, checked, and the counts of the calls whose guards follow on moved; then
@@ -34,7 +36,7 @@ DROP FUNCTION custodian_commit(
   int[], text[], bigint[], uuid[], text[], int[], jsonb[], jsonb[], int[], uuid[], int[], text[], text[], bytea[],
   int[], uuid[], text[], text[], text[], text[], text[], bytea[], bytea[],
   int[], int[], text[], text[], text[], text[], int[], jsonb[], text[], text[], text[]);
-CREATE FUNCTION custodian_commit(batch jsonb)
+CREATE FUNCTION custodian_commit(batch jsonb, bodies json)
 RETURNS TABLE (kind text, idx int, verdict text, first_position bigint, last_revision bigint, stream text, actual bigint)
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 #variable_conflict use_column
@@ -42,6 +44,9 @@ DECLARE
   units int := jsonb_array_length(batch->'units');
   total int := (SELECT coalesce(sum(jsonb_array_length(x->'events')), 0) FROM jsonb_array_elements(batch->'units') AS x);
   tenants text[] := ARRAY(SELECT DISTINCT l->>'tenant' FROM jsonb_array_elements(batch->'units') AS x, jsonb_array_elements(x->'lines') AS l ORDER BY 1);
+  -- (A function scan answers its rows in order: no sort, which would spill a large batch's data to disk.)
+  e_data jsonb[] := ARRAY(SELECT b::jsonb FROM json_array_elements(bodies) AS b);
+  offs int := 0;
   next_pos bigint;
   held int[] := '{}';
   outcome text[] := array_fill(NULL::text, ARRAY[greatest(units, 1)]);
@@ -56,6 +61,8 @@ DECLARE
   moved_rev bigint;
   wanted int;
   got int;
+  kr record;
+  dr record;
 BEGIN
   -- 1. Advisory locks: one a key, in the order of the key (a volatile select list is evaluated after ORDER BY).
   PERFORM CASE WHEN l.watched THEN pg_advisory_xact_lock(7243004, l.key) ELSE pg_advisory_xact_lock_shared(7243004, l.key) END
@@ -164,8 +171,10 @@ BEGIN
               FROM jsonb_to_recordset(u->'data_keys')
                 AS r(id uuid, tenant text, plugin text, scope text, record_key text, owner text, wrapped text, kek text)
               WHERE r.owner = 'tenant' OR EXISTS (
+                -- By its tenant and subject (the owner past 'subject:'): not among every key of the tenant.
                 SELECT 1 FROM custodian_subject_keys sk
-                WHERE sk.tenant = r.tenant AND r.owner = 'subject:' || sk.subject AND sk.wrapped = decode(r.kek, 'base64') FOR SHARE)
+                WHERE sk.tenant = r.tenant AND sk.subject = substr(r.owner, 9) AND r.owner = 'subject:' || sk.subject
+                  AND sk.wrapped = decode(r.kek, 'base64') FOR SHARE)
               ON CONFLICT DO NOTHING RETURNING 1)
             SELECT jsonb_array_length(u->'data_keys'), (SELECT count(*) FROM made) INTO wanted, got;
           END IF;
@@ -176,15 +185,19 @@ BEGIN
             ELSE
               UPDATE custodian_streams st SET revision = st.revision - n WHERE st.stream = s;
             END IF;
-            DELETE FROM custodian_subject_keys sk USING jsonb_to_recordset(u->'subject_keys') AS r(tenant text, subject text, wrapped text)
-              WHERE sk.tenant = r.tenant AND sk.subject = r.subject AND sk.wrapped = decode(r.wrapped, 'base64');
-            DELETE FROM custodian_data_keys dk USING jsonb_to_recordset(u->'data_keys') AS r(id uuid, wrapped text)
-              WHERE dk.key_id = r.id AND dk.wrapped = decode(r.wrapped, 'base64');
+            -- Each by its key, one at a time: a join is planned once a session, while the tables
+            -- may be small, as a hash of every key (and this path is rare: a race with a shred).
+            FOR kr IN SELECT * FROM jsonb_to_recordset(u->'subject_keys') AS x(tenant text, subject text, wrapped text) LOOP
+              DELETE FROM custodian_subject_keys sk WHERE sk.tenant = kr.tenant AND sk.subject = kr.subject AND sk.wrapped = decode(kr.wrapped, 'base64');
+            END LOOP;
+            FOR dr IN SELECT * FROM jsonb_to_recordset(u->'data_keys') AS x(id uuid, wrapped text) LOOP
+              DELETE FROM custodian_data_keys dk WHERE dk.key_id = dr.id AND dk.wrapped = decode(dr.wrapped, 'base64');
+            END LOOP;
             verdict := 'row_taken';
           ELSE
             INSERT INTO custodian_events (position, tx_id, stream, revision, event_id, type, schema_version, data, metadata)
             SELECT next_pos + x.i - 1, pg_current_xact_id(), s, last - n + x.i, (x.v->>'id')::uuid, x.v->>'type', (x.v->>'version')::int,
-                   x.v->'data', x.v->'meta'
+                   e_data[offs + x.i], x.v->'meta'
             FROM jsonb_array_elements(u->'events') WITH ORDINALITY AS x(v, i);
             IF jsonb_array_length(u->'lines') > 0 THEN
               WITH mine AS (
@@ -196,9 +209,12 @@ BEGIN
                 UPDATE custodian_audit_sizes c SET size = c.size + counts.n FROM counts WHERE c.tenant = counts.tenant
                 RETURNING c.tenant, c.size - counts.n AS base),
               placed AS (
+                -- Each line's event by its position (a probe: LIMIT keeps it from being planned as a join, which,
+                -- planned while the log was small, hashed every event).
                 SELECT mine.*, moved.base + row_number() OVER (PARTITION BY mine.tenant ORDER BY mine.ord) - 1 AS seq,
                        (extract(epoch from ev.recorded_at) * 1000)::bigint AS at, ev.position
-                FROM mine JOIN moved ON moved.tenant = mine.tenant JOIN custodian_events ev ON ev.position = next_pos + mine.ev)
+                FROM mine JOIN moved ON moved.tenant = mine.tenant
+                  CROSS JOIN LATERAL (SELECT e.recorded_at, e.position FROM custodian_events e WHERE e.position = next_pos + mine.ev LIMIT 1) AS ev)
               INSERT INTO custodian_audit_lines (tenant, seq, at, kind, job, subject, epoch, record_refs, line, position)
               SELECT p.tenant, p.seq, p.at, p.kind, p.job, p.subject, p.epoch,
                      ARRAY(SELECT jsonb_array_elements_text(p.refs)), p.head || p.at || p.mid || p.seq || p.tail, p.position
@@ -222,6 +238,7 @@ BEGIN
     END IF;
     outcome[k] := verdict;
     next_pos := next_pos + n;
+    offs := offs + n;
     RETURN NEXT;
   END LOOP;
 
