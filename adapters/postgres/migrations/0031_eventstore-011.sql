@@ -19,8 +19,8 @@
 -- the log. The batch is {"guards": […], "units": […]}, as `commitParams` builds it
 -- (adapters/eventstore/postgres-group-commit.ts); the events' data travel beside it, one `json`
 -- array in the batch's order (`bodies`), each made a jsonb value of its own: a jsonb value holds
--- at most 256 MB in all, and one append (an import's scope) may pass that while each event fits. In order: the advisory locks of the units
--- decided on other streams (one pass, by key); the positions of every event (a unit that does
+-- at most 256 MB in all, and one append (an import's scope) may pass that while each event fits.
+-- In order: the advisory locks of the units decided on other streams (one pass, by key); the positions of every event (a unit that does
 -- not commit leaves a gap) and the audit counters of the batch's tenants, locked in tenant
 -- order; the guards, checked, and the counts of the calls whose guards follow on moved; then
 -- each unit, in the order given, judged and, when nothing refuses it, written with its key rows
