@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstRunEnv, REPO } from '../../support/npm-start.ts';
 import { freePort } from '../../support/free-port.ts';
@@ -77,6 +78,29 @@ const connection = (dataDir: string): NodeJS.ProcessEnv => ({
   PGPASSWORD: readFileSync(path.join(dataDir, 'secrets/pg-password'), 'utf8').trim(),
 });
 
+/**
+ * Until every audit line stored for `tenant` is in its tree: the replay serves only those, and
+ * the integrator runs after the answers (a line integrated between the read and the dump would
+ * be served after the restore, not before it).
+ */
+const integrated = async (dataDir: string, tenant: string) => {
+  const env = connection(dataDir);
+  const client = new pg.Client({ host: env.PGHOST, port: Number(env.PGPORT), user: env.PGUSER, password: env.PGPASSWORD, database: env.PGDATABASE });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ done: boolean }>(
+        'SELECT (SELECT count(*) FROM custodian_audit_lines WHERE tenant = $1) = coalesce((SELECT size FROM rm_audit_heads WHERE tenant = $1), 0) AS done',
+        [tenant],
+      );
+      if (rows[0]!.done) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await client.end();
+  }
+};
+
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
@@ -89,6 +113,7 @@ describe.skipIf(!pgDump)('the embedded database, dumped while the service runs a
     const first = await start(data);
     expect((await first.admin('POST', '/v1/tenants', { id: 'acme' })).status).toBe(201);
     expect((await first.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] })).status).toBe(201);
+    await integrated(data, 'acme');
     const audit = (await first.admin('GET', '/v1/tenants/acme/audit')).text;
     const dump = path.join(work, 'custodian.dump');
     execFileSync('pg_dump', ['--format=custom', `--file=${dump}`], { env: connection(data) });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,8 +52,13 @@ describe('the client suites', () => {
       const venv = join(dir, 'venv');
       expect((await run('python3', ['-m', 'venv', venv], dir)).status).toBe(0);
       const pip = join(venv, 'bin', 'pip');
+      // From a copy of its source: setuptools builds in the source tree (build/, *.egg-info), and the
+      // docs' install command, tested meanwhile, builds in clients/python: two builds there at once
+      // collide (`File exists: build/bdist…`).
+      const source = join(dir, 'source');
+      cpSync(CLIENTS_PYTHON, source, { recursive: true, filter: (from) => !/[/\\](build|[^/\\]*\.egg-info|__pycache__)$/.test(from) });
       // pip builds it in an environment of its own (setuptools from the package index); the venv gets only the package.
-      const installed = await run(pip, ['install', '-q', '--disable-pip-version-check', CLIENTS_PYTHON], dir);
+      const installed = await run(pip, ['install', '-q', '--disable-pip-version-check', source], dir);
       expect(installed.status, installed.output).toBe(0);
       const listed = await run(pip, ['list', '--format=freeze', '--disable-pip-version-check'], dir);
       const others = listed.output
