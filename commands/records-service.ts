@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { Sql } from '../domain/ports/read-model.ts';
 import type { RequestCounter } from '../domain/ports/request-counter.ts';
-import { MAX_BODY_BYTES, MAX_REQUESTS_PER_CALL, requestKey } from '../domain/records/rules.ts';
+import { bodyOverLimit, MAX_REQUESTS_PER_CALL, requestKey } from '../domain/records/rules.ts';
 import { refusal, type Refusal } from '../domain/shared/refusal.ts';
 import { callContext, type CallContext } from '../queries/call-context.ts';
 import type { Fence } from '../queries/fence.ts';
@@ -134,8 +134,8 @@ export const recordsService = (deps: RecordsServiceDeps) => {
   const put = async ({ ctx, index, prior }: Admitted, request: PutRequest, guard: CarriedGuard | null): Promise<E.Either<Refusal, object>> => {
     // Serialized once: measured here, sealed as it is by the put.
     const bodyText = JSON.stringify(request.body);
-    const bytes = Buffer.byteLength(bodyText);
-    if (bytes > MAX_BODY_BYTES) return E.left(refusal('invalid', { field: 'body', reason: `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` }));
+    const over = bodyOverLimit(bodyText);
+    if (over !== null) return E.left(refusal('invalid', { field: 'body', reason: over }));
     const written = await deps.records.put(ctx, index, request, prior, guard ?? null, bodyText);
     if (E.isLeft(written)) return written.left.error === 'duplicate' ? E.left(await withholdUnseen(ctx, request.scope, written.left)) : written;
     const { version, scope, key, position } = written.right;

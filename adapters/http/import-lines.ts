@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalid, type Refusal } from '../../domain/shared/refusal.ts';
 import { PLUGIN_NAME } from '../../domain/shared/names.ts';
-import { MAX_BODY_BYTES, RECORD_KEY, RECORD_SCOPE } from '../../domain/records/rules.ts';
+import { bodyOverLimit, RECORD_KEY, RECORD_SCOPE } from '../../domain/records/rules.ts';
 
 const ms = z.number().int().min(0).max(8.64e15);
 const word = z.string().min(1).max(64);
@@ -34,8 +34,9 @@ const ImportLine = z.object({
 
 /**
  * Why an export's lines (the manifest line last, left to the import) cannot be loaded, or null:
- * a line of the wrong shape, a body over a put's limit, or a version that appears twice. Checked before anything is
- * written, so a bad line refuses the whole import instead of failing part-way through it.
+ * a line of the wrong shape, a body over a put's limit, or a version that appears twice.
+ * Checked before anything is written, so a bad line refuses the whole import instead of
+ * failing part-way through it.
  */
 export const importLinesRefusal = (text: string): Refusal | null => {
   const lines = text.split('\n');
@@ -59,8 +60,8 @@ export const importLinesRefusal = (text: string): Refusal | null => {
     const { plugin, scope, key, version, body } = parsed.data;
     // A put's limit: no export holds a larger body, and an import is no way around it (nor
     // past the size one event can hold, where the scope's commit failed after the ones before it).
-    const bytes = Buffer.byteLength(JSON.stringify(body));
-    if (bytes > MAX_BODY_BYTES) return invalid(`line ${i + 1}.body`, `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}`);
+    const over = bodyOverLimit(JSON.stringify(body));
+    if (over !== null) return invalid(`line ${i + 1}.body`, over);
     const id = JSON.stringify([plugin, scope, key, version]);
     if (seen.has(id)) return invalid(`line ${i + 1}`, `version ${version} of ${plugin}/${scope}/${key} appears twice`);
     seen.add(id);

@@ -6,6 +6,12 @@ export const MAX_LIST_LIMIT = 200;
 export const DEFAULT_LIST_LIMIT = 50;
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Why a body (as serialized) is over the limit, or null: a put's rule, and an import's. */
+export const bodyOverLimit = (bodyText: string): string | null => {
+  const bytes = Buffer.byteLength(bodyText);
+  return bytes > MAX_BODY_BYTES ? `body is ${bytes} bytes serialized; at most ${MAX_BODY_BYTES}` : null;
+};
+
 export const RECORD_KEY = /^[A-Za-z0-9._:@/+=-]{1,200}$/;
 export const RECORD_SCOPE = /^(tenant|project:[A-Za-z0-9._:@/+=-]{1,200}|agent:[A-Za-z0-9._:@/+=-]{1,200})$/;
 
