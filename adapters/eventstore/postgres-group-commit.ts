@@ -374,7 +374,12 @@ export const groupCommitter = (pool: pg.Pool, inline: InlineProjections | null) 
     /** Commits a cached admission's guard (its count) with the next batch: false when it no longer holds. */
     guardAlone(guard: AdmissionGuard): Promise<boolean> {
       return new Promise<boolean>((resolve, reject) => {
-        queue.push({ kind: 'guard', guard, resolve: (held) => afterNextBatchIsSent(() => resolve(held)), reject: (e) => afterNextBatchIsSent(() => reject(e)) });
+        queue.push({
+          kind: 'guard',
+          guard,
+          resolve: (held) => afterNextBatchIsSent(() => resolve(held)),
+          reject: (e) => afterNextBatchIsSent(() => reject(e)),
+        });
         kick();
       });
     },
