@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import pg from 'pg';
+import { createPool } from '../../../adapters/postgres/pool.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { leafHash, nodeHash } from '../../../domain/audit/merkle.ts';
 import { canonicalJson } from '../../../domain/shared/hash.ts';
@@ -36,7 +37,7 @@ const rootOf = (lines: readonly string[]): Buffer => {
 beforeAll(async () => {
   a = await startTestService();
   b = await startTestService({ shareWith: a });
-  pool = new pg.Pool({ connectionString: a.databaseUrl, max: 2 });
+  pool = createPool(a.databaseUrl, 2);
   for (const t of TENANTS) {
     expect((await a.admin('POST', '/v1/tenants', { id: t })).status).toBe(201);
     expect((await a.admin('POST', `/v1/tenants/${t}/plugins`, { name: 'notes', functions: ['save'], agents: ['scribe'] })).status).toBe(201);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
+import { createPool } from '../../../adapters/postgres/pool.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { busProjections } from '../../../projections/all.ts';
 import { freshDatabase } from '../../support/database.ts';
@@ -114,7 +115,7 @@ else
       await svc.admin('POST', '/v1/tenants', { id: 'acme' });
       await svc.admin('POST', '/v1/tenants/acme/plugins', { name: 'notes', functions: ['save'], agents: ['scribe'] });
       target = await freshDatabase({ blocking: true });
-      targetPool = new pg.Pool({ connectionString: target.url, max: 2 });
+      targetPool = createPool(target.url, 2);
       // The schema is there (freshDatabase applies it), so the test can watch the group's progress
       // (and lock a row) before the first worker is up.
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
+import { createPool } from '../../../adapters/postgres/pool.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startProjectionConsumer, type ProjectionConsumer } from '../../../adapters/bus/kafka/projection-consumer.ts';
 import { applySchema } from '../../../adapters/postgres/schema.ts';
@@ -91,7 +92,7 @@ else
       deployment = await shardedDeployment(servers, undefined, { brokers: brokers.split(','), topic, partitions: 3 });
       a = await deployment.instance();
       target = await freshDatabase();
-      targetPool = new pg.Pool({ connectionString: target.url, max: 4 });
+      targetPool = createPool(target.url, 4);
       await applySchema(targetPool);
       consumer = await startProjectionConsumer(kafka, postgresReadModelStore(targetPool), busProjections(), { groupId: group, topic });
     }, 240_000);
