@@ -163,7 +163,8 @@ interface Written {
   readonly held: ReadonlySet<AdmissionGuard>;
 }
 
-const MAX_BATCH = 256;
+/** The most units and guards one batch's statement takes; the rest wait for the next. */
+export const MAX_BATCH = 256;
 
 /**
  * A batch whose commit was sent and whose answer never came (the connection broke): it may have

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
-import { createPool } from '../../../adapters/postgres/pool.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPool } from '../../../adapters/postgres/pool.ts';
 import { leafHash, nodeHash } from '../../../domain/audit/merkle.ts';
 import { canonicalJson } from '../../../domain/shared/hash.ts';
 import { caller, type Caller } from '../../support/records.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
-import { createPool } from '../../../adapters/postgres/pool.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPool } from '../../../adapters/postgres/pool.ts';
 import { startProjectionConsumer, type ProjectionConsumer } from '../../../adapters/bus/kafka/projection-consumer.ts';
 import { applySchema } from '../../../adapters/postgres/schema.ts';
 import { postgresReadModelStore } from '../../../adapters/postgres/read-model-store.ts';

@@ -3,6 +3,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BATCH } from '../../../adapters/eventstore/postgres-group-commit.ts';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import type { AppendRow } from '../../../domain/ports/append-rows.ts';
@@ -19,8 +20,6 @@ import { testEvent as ev } from '../../support/events.ts';
  * conflict), a key row gone (rejected alone), an inline model's error (the batch run again
  * unit by unit); every link after a failed one is answered a conflict and writes nothing.
  */
-
-const MAX_BATCH = 256;
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;

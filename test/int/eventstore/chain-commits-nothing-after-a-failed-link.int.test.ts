@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/lib/Either.js';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BATCH } from '../../../adapters/eventstore/postgres-group-commit.ts';
 import { postgresEventStore, type PostgresEventStore } from '../../../adapters/eventstore/postgres.ts';
 import { createPool } from '../../../adapters/postgres/pool.ts';
 import type { AppendResult } from '../../../domain/ports/event-store.ts';
@@ -13,8 +14,6 @@ import { testEvent as ev } from '../../support/events.ts';
  * committer cuts its queue into batches (at most 256 items each): a chain whose first unit ends
  * one batch and whose others start the next is judged as if it were in one.
  */
-
-const MAX_BATCH = 256;
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let pool: pg.Pool;
