@@ -87,7 +87,7 @@ export const buildServer = async (deps: HttpDeps, logger?: Logger, metrics: Cust
 
   // JSON only (the import route adds JSON Lines for itself): any other media type is a 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
 
   instrumentHttp(app, metrics);
   registerLogGauges(metrics, {

@@ -155,6 +155,25 @@ describe('input hygiene at the edge', () => {
     expect(r.json).toMatchObject({ error: 'invalid', field, job_purpose: PURPOSE });
   });
 
+  it('refuses bytes that are not UTF-8 in a body string (a lone surrogate encoded raw) with 400, never storing them altered', async () => {
+    const text = Buffer.concat([
+      Buffer.from('{"op":"put","scope":"tenant","record_key":"raw","expect":0,"body":{"s":"a'),
+      Buffer.from([0xed, 0xa0, 0x80, 0xff]),
+      Buffer.from('b"}}'),
+    ]);
+    const r = await unchanged(() => post(c.ticket, text));
+    expect(r).toMatchObject({ status: 400, json: { error: 'invalid', field: 'body', job_purpose: PURPOSE } });
+    const job = Buffer.concat([Buffer.from('{"agent":"scribe","plugin":"notes","subject":"'), Buffer.from([0xc3]), Buffer.from('","input":"x"}')]);
+    const admin = await unchanged(() =>
+      fetch(`${svc.url}/v1/tenants/acme/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: job,
+      }),
+    );
+    expect([admin.status, await admin.json()]).toMatchObject([400, { error: 'invalid', field: 'body' }]);
+  });
+
   it('refuses 2,000-deep nesting with 400, not a 500, on the records API and the admin API', async () => {
     const deep = `{"op":"put","scope":"tenant","record_key":"deep","expect":0,"body":{"x":${'['.repeat(2000)}${']'.repeat(2000)}}}`;
     const r = await unchanged(() => post(c.ticket, deep));
