@@ -58,6 +58,6 @@ export const agentPages = (page, failure, refreshEvery) => ({
       }
       return true;
     };
-    if (await load()) refreshEvery(load);
+    if (await load()) refreshEvery(load, p);
   },
 });

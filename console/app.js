@@ -52,8 +52,10 @@ const recheck = async (s) => {
     return false;
   }
 };
-const refreshEvery = (load) => {
-  refresh = setInterval(load, 5_000);
+// A page refreshes only while it is the one shown: a slow first load that finishes after the
+// reader moved on starts no timer (it would outlive its page, never cleared).
+const refreshEvery = (load, shown) => {
+  if (shown.isConnected) refresh = setInterval(load, 5_000);
 };
 // Each render gets a container of its own: a slow render of a page left behind appends to a
 // detached node, never to the page shown now.
@@ -81,6 +83,13 @@ const buildNav = (s) => {
 };
 
 // ---- routing and the key --------------------------------------------------------------------
+
+// A page's title takes focus once the page is ready, so a screen reader starts there; but never
+// away from a field of the page shown, which the reader may be typing into while a render
+// (this one, or a slower one left behind) finishes.
+const focusTitle = () => {
+  if (!$('page').contains(document.activeElement)) $('page-title')?.focus({ preventScroll: true });
+};
 
 const route = async () => {
   if (refresh !== null) clearInterval(refresh);
@@ -137,7 +146,7 @@ $('login').addEventListener('submit', async (e) => {
     rechecked = true;
     $('login-key').value = '';
     await route();
-    $('page-title')?.focus();
+    focusTitle();
   } catch (error) {
     message.textContent = refusedText(error, tenant);
     message.hidden = false;
@@ -158,6 +167,6 @@ document.querySelector('a.skip').addEventListener('click', (e) => {
 });
 window.addEventListener('hashchange', async () => {
   await route();
-  $('page-title')?.focus({ preventScroll: true });
+  focusTitle();
 });
 void route();

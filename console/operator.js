@@ -136,7 +136,7 @@ export const operatorPages = (page, failure, refreshEvery) => ({
       }
       return true;
     };
-    if (await load()) refreshEvery(load);
+    if (await load()) refreshEvery(load, p);
   },
 
   async events(s, q) {
