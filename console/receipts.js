@@ -127,6 +127,9 @@ export const receiptPages = (page, failure) => ({
     );
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
+      // Until this receipt's answer, the result shows no earlier receipt's.
+      result.replaceChildren('Checking…');
+      result.dataset.state = 'checking';
       const ok = await receiptTextSigned(await auditKey(), input.value);
       result.replaceChildren(
         badge(ok, ok ? 'RECEIPT VERIFIED' : 'RECEIPT REFUSED'),
