@@ -37,15 +37,18 @@ const failure = (error) =>
 let refresh = null;
 // A key kept from before (a reload, a new visit in this tab) is checked again once: a key
 // revoked since is forgotten, and the sign-in says why, before any page shows.
+// While the check is out the sign-in form shows, and the reader may sign out or in with another
+// key: its answer then speaks of a key no longer kept, and changes nothing.
 let rechecked = false;
 const recheck = async (s) => {
   rechecked = true;
+  const stillKept = () => session()?.key === s.key && session()?.tenant === s.tenant;
   try {
     const answer = await get(`/v1/tenants/${enc(s.tenant)}/console/session`, 'json', s.key);
-    saveSession({ ...s, role: answer.role, pages: answer.pages });
+    if (stillKept()) saveSession({ ...s, role: answer.role, pages: answer.pages });
     return true;
   } catch (error) {
-    if (!(error instanceof HttpError) || (error.status !== 401 && error.status !== 404)) return true;
+    if (!(error instanceof HttpError) || (error.status !== 401 && error.status !== 404) || !stillKept()) return true;
     forgetSession();
     $('login-error').textContent = `The key kept in this tab is no longer accepted (${refusedText(error, s.tenant)}) Sign in again.`;
     $('login-error').hidden = false;
@@ -91,11 +94,16 @@ const focusTitle = () => {
   if (!$('page').contains(document.activeElement)) $('page-title')?.focus({ preventScroll: true });
 };
 
+// Each route is numbered: one that waited on the key's check while a later one started (a
+// sign-in, a sign-out, another page) leaves the page to the later one.
+let routes = 0;
 const route = async () => {
+  const mine = ++routes;
   if (refresh !== null) clearInterval(refresh);
   refresh = null;
   const kept = session();
   if (kept && !rechecked && !(await recheck(kept))) return route();
+  if (mine !== routes) return;
   const s = session();
   $('login').hidden = s !== null;
   $('page').hidden = s === null;

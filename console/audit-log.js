@@ -113,16 +113,20 @@ const storeKey = (tenant) => `custodian.checkpoint.${tenant}`;
  */
 export const consistencyWithSeen = async (tenant, log) => {
   if (!log.signed && log.ofThisLog) return { result: null, seen: null };
+  const kept = localStorage.getItem(storeKey(tenant));
   let seen;
   try {
-    seen = JSON.parse(localStorage.getItem(storeKey(tenant)) ?? 'null');
+    seen = JSON.parse(kept ?? 'null');
   } catch {
     seen = null;
   }
   const fetchProof = (from, to) => get(`/v1/tenants/${enc(tenant)}/audit/proof?from=${from}&to=${to}`);
   const result = await extendsSeen(await auditKey(), seen, log.checkpoint, tenant, fetchProof, await auditLogName());
-  // A tree that failed to extend the one seen, or one not verified as this tenant's, is never the new reference.
-  if (log.signed && (!result || result.ok) && log.checkpoint.size > 0) localStorage.setItem(storeKey(tenant), JSON.stringify(log.checkpoint));
+  // A tree that failed to extend the one seen, or one not verified as this tenant's, is never the
+  // new reference; nor is one checked against a reference another page replaced meanwhile (a page
+  // left behind, answered late, would put back a smaller tree than the one kept since).
+  if (log.signed && (!result || result.ok) && log.checkpoint.size > 0 && localStorage.getItem(storeKey(tenant)) === kept)
+    localStorage.setItem(storeKey(tenant), JSON.stringify(log.checkpoint));
   return { result, seen };
 };
 

@@ -350,8 +350,14 @@ export const timelinePage = async (s, q, page, failure) => {
     const wanted = open === null ? null : items.find((i) => String(i.seq) === open);
     if (wanted) {
       setOpen(wanted, log, true);
-      wanted.row.scrollIntoView({ block: 'center' });
-      wanted.button.focus();
+      // The entry takes the view and the focus only if the reader is not already in this page
+      // (a filter typed while the proofs were checked keeps its text, its Enter and its place);
+      // the page's title, focused when a render before this one ended, is not the reader's.
+      const at = window.document.activeElement;
+      if (!p.contains(at) || at?.id === 'page-title') {
+        wanted.row.scrollIntoView({ block: 'center' });
+        wanted.button.focus();
+      }
     }
   } catch (error) {
     p.append(failure(error));
