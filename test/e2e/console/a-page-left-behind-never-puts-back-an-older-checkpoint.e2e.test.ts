@@ -1,7 +1,8 @@
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 import { findChromium } from './browser.ts';
+import { holdAnswers, signInAs } from './held-answers.ts';
 
 /**
  * The console keeps the last signed checkpoint it verified for a tenant, and checks the next one
@@ -40,10 +41,7 @@ describe.runIf(executablePath !== null)('a page left behind never puts back an o
   it('given an audit page left while its consistency proof was out, when that proof comes after the page shown kept a larger tree, then the larger tree stays kept', async () => {
     page = await browser.newPage();
     await page.goto(`${svc.url}/console#/`);
-    await page.fill('#login-tenant', 'acme');
-    await page.fill('#login-key', ADMIN_KEY);
-    await page.click('#login button[type=submit]');
-    await page.waitForSelector('#nav:not([hidden])');
+    await signInAs(page, ADMIN_KEY);
     await page.goto(`${svc.url}/console#/audit`);
     await page.waitForSelector('#audit-summary[data-state="verified"]');
     const n = await size();
@@ -52,15 +50,9 @@ describe.runIf(executablePath !== null)('a page left behind never puts back an o
     await grow();
     const proofOf = (u: URL) =>
       u.pathname === '/v1/tenants/acme/audit/proof' && u.searchParams.get('from') === String(n) && u.searchParams.get('to') === String(n + 1);
-    const held: Route[] = [];
-    let arrived: () => void = () => {};
-    const asked = new Promise<void>((resolve) => (arrived = resolve));
-    await page.route(proofOf, (route) => {
-      held.push(route);
-      arrived();
-    });
+    const proof = await holdAnswers(page, proofOf);
     await page.goto(`${svc.url}/console#/audit?kind=hold_placed`); // checks tree n+1 against tree n; its proof waits
-    await asked;
+    await proof.asked;
     await grow();
     await page.goto(`${svc.url}/console#/audit`); // the page shown: tree n+2, checked against tree n, kept
     await page.waitForSelector('#audit-summary[data-state="verified"]');
@@ -68,8 +60,7 @@ describe.runIf(executablePath !== null)('a page left behind never puts back an o
 
     // The page left behind asks for its page's proofs once its consistency check is done.
     const done = page.waitForRequest((r) => r.url().includes('/console/audit-proofs') && r.url().includes(`size=${n + 1}`));
-    for (const r of held.splice(0)) await r.continue();
-    await page.unroute(proofOf);
+    await proof.release();
     await done;
     expect(await keptSize()).toBe(n + 2);
     await page.close();

@@ -1,7 +1,8 @@
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 import { findChromium } from './browser.ts';
+import { answersRead, COUNT_READS_AND_TIMERS, holdAnswers, signInAs } from './held-answers.ts';
 
 /**
  * Each page of the console renders after its reads answer, so a render can finish after the
@@ -15,42 +16,6 @@ import { findChromium } from './browser.ts';
 const executablePath = findChromium();
 if (!executablePath) console.log('skipped: console browser tests: no chromium (install the Debian package, or set CUSTODIAN_CHROMIUM)');
 
-/** In the page: the live interval timers, and the paths whose answers the console has read (counted before its code continues). */
-const INSTRUMENT = `(() => {
-  const live = new Set();
-  const setI = window.setInterval.bind(window);
-  const clearI = window.clearInterval.bind(window);
-  window.setInterval = (...a) => { const id = setI(...a); live.add(id); return id; };
-  window.clearInterval = (id) => { live.delete(id); clearI(id); };
-  window.__liveIntervals = () => live.size;
-  window.__read = [];
-  const f = window.fetch.bind(window);
-  window.fetch = async (url, init) => {
-    const res = await f(url, init);
-    const text = res.text.bind(res);
-    res.text = () => text().then((t) => { window.__read.push(new URL(String(url), location.href).pathname); return t; });
-    return res;
-  };
-})();`;
-
-/** Holds every answer to the requests `match` picks until `release` is called. */
-const hold = async (page: Page, match: (url: URL) => boolean) => {
-  const held: Route[] = [];
-  let arrived: () => void = () => {};
-  const first = new Promise<void>((resolve) => (arrived = resolve));
-  await page.route(match, (route) => {
-    held.push(route);
-    arrived();
-  });
-  return {
-    first,
-    release: async () => {
-      for (const r of held.splice(0)) await r.continue();
-      await page.unroute(match);
-    },
-  };
-};
-
 describe.runIf(executablePath !== null)('a page left behind takes nothing from the page shown', () => {
   let svc: TestService;
   let browser: Browser;
@@ -58,10 +23,7 @@ describe.runIf(executablePath !== null)('a page left behind takes nothing from t
 
   const signInAsAdmin = async () => {
     await page.goto(`${svc.url}/console#/`);
-    await page.fill('#login-tenant', 'acme');
-    await page.fill('#login-key', ADMIN_KEY);
-    await page.click('#login button[type=submit]');
-    await page.waitForSelector('#nav:not([hidden])');
+    await signInAs(page, ADMIN_KEY);
   };
   const readCount = (path: string) => page.evaluate((p) => (globalThis as any).__read.filter((x: string) => x === p).length, path);
 
@@ -79,19 +41,18 @@ describe.runIf(executablePath !== null)('a page left behind takes nothing from t
 
   it('given a stream prefix typed while the event page loads, when its list and the sign-in page left behind finish, then the typed prefix keeps the focus and Enter lists only its streams', async () => {
     page = await browser.newPage();
-    await page.addInitScript(INSTRUMENT);
-    const tenants = await hold(page, (u) => u.pathname === '/v1/console/tenants');
-    const streams = await hold(page, (u) => u.pathname === '/v1/events/streams');
+    await page.addInitScript(COUNT_READS_AND_TIMERS);
+    const tenants = await holdAnswers(page, (u) => u.pathname === '/v1/console/tenants');
+    const streams = await holdAnswers(page, (u) => u.pathname === '/v1/events/streams');
     await signInAsAdmin(); // its first page (tenants) waits for its held answer
-    await tenants.first;
+    await tenants.asked;
     await page.goto(`${svc.url}/console#/events`);
-    await streams.first; // the event page's first list waits too
+    await streams.asked; // the event page's first list waits too
     await page.click('#stream-prefix');
     await page.keyboard.type('tenant:');
 
     await tenants.release();
-    // The tenants page reads each tenant in turn; once both are read, it has finished.
-    await page.waitForFunction(() => ['/v1/tenants/acme', '/v1/tenants/other'].every((p) => (globalThis as any).__read.includes(p)));
+    await answersRead(page, '/v1/tenants/acme', '/v1/tenants/other'); // the tenants page reads each in turn: then it has ended
     await streams.release();
     await page.waitForSelector('tr[data-stream]'); // the list of every stream, rendered: its route has finished
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('stream-prefix');
@@ -107,16 +68,16 @@ describe.runIf(executablePath !== null)('a page left behind takes nothing from t
 
   it('given the projections page left before its first answer, when that answer comes, then no refresh timer runs on the page shown; the projections page shown again has one', async () => {
     page = await browser.newPage();
-    await page.addInitScript(INSTRUMENT);
+    await page.addInitScript(COUNT_READS_AND_TIMERS);
     await signInAsAdmin();
-    const projections = await hold(page, (u) => u.pathname === '/v1/console/projections');
+    const projections = await holdAnswers(page, (u) => u.pathname === '/v1/console/projections');
     await page.goto(`${svc.url}/console#/projections`);
-    await projections.first;
+    await projections.asked;
     await page.goto(`${svc.url}/console#/events`);
     await page.waitForSelector('tr[data-stream]');
 
     await projections.release();
-    await page.waitForFunction(() => (globalThis as any).__read.includes('/v1/console/projections'));
+    await answersRead(page, '/v1/console/projections');
     expect(await page.evaluate(() => (globalThis as any).__liveIntervals())).toBe(0);
 
     await page.goto(`${svc.url}/console#/projections`);

@@ -1,7 +1,8 @@
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestService, type TestService } from '../../support/service.ts';
 import { findChromium, seedAuditLog } from './browser.ts';
+import { holdAnswers, signInAs } from './held-answers.ts';
 
 /**
  * A link to an audit entry (`#/audit?from=…&open=<seq>`) opens the timeline at that entry, and
@@ -15,24 +16,6 @@ if (!executablePath) console.log('skipped: console browser tests: no chromium (i
 
 const PROOFS = (u: URL) => u.pathname === '/v1/tenants/acme/console/audit-proofs';
 
-/** Holds every answer to the requests `match` picks until `release` is called. */
-const hold = async (page: Page, match: (url: URL) => boolean) => {
-  const held: Route[] = [];
-  let arrived: () => void = () => {};
-  const asked = new Promise<void>((resolve) => (arrived = resolve));
-  await page.route(match, (route) => {
-    held.push(route);
-    arrived();
-  });
-  return {
-    asked,
-    release: async () => {
-      for (const r of held.splice(0)) await r.continue();
-      await page.unroute(match);
-    },
-  };
-};
-
 describe.runIf(executablePath !== null)('an entry opened by its link takes no focus from a field', () => {
   let svc: TestService;
   let browser: Browser;
@@ -40,10 +23,7 @@ describe.runIf(executablePath !== null)('an entry opened by its link takes no fo
 
   const signIn = async () => {
     await page.goto(`${svc.url}/console#/`);
-    await page.fill('#login-tenant', 'acme');
-    await page.fill('#login-key', ADMIN_KEY);
-    await page.click('#login button[type=submit]');
-    await page.waitForSelector('#nav:not([hidden])');
+    await signInAs(page, ADMIN_KEY);
   };
 
   beforeAll(async () => {
@@ -61,7 +41,7 @@ describe.runIf(executablePath !== null)('an entry opened by its link takes no fo
   it('given a subject typed while the entry’s page checks its proofs, when they are checked, then the entry opens and the subject keeps the focus and its text', async () => {
     page = await browser.newPage();
     await signIn();
-    const proofs = await hold(page, PROOFS);
+    const proofs = await holdAnswers(page, PROOFS);
     await page.goto(`${svc.url}/console#/audit?from=0&open=5`);
     await proofs.asked; // the filters show; the page's proofs wait
     await page.click('#filter-subject');
@@ -77,10 +57,10 @@ describe.runIf(executablePath !== null)('an entry opened by its link takes no fo
 
   it('given the page title focused by the sign-in page that ended while the entry’s page checked its proofs, when they are checked, then the entry takes the focus', async () => {
     page = await browser.newPage();
-    const tenants = await hold(page, (u) => u.pathname === '/v1/console/tenants');
+    const tenants = await holdAnswers(page, (u) => u.pathname === '/v1/console/tenants');
     await signIn(); // its first page (tenants) waits for its held answer
     await tenants.asked;
-    const proofs = await hold(page, PROOFS);
+    const proofs = await holdAnswers(page, PROOFS);
     await page.goto(`${svc.url}/console#/audit?from=50&open=55`);
     await proofs.asked;
     await tenants.release(); // the sign-in's page ends: the title shown now takes the focus
