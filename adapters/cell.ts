@@ -47,6 +47,7 @@ import { createPool } from './postgres/pool.ts';
 import { applySchema } from './postgres/schema.ts';
 import { postgresSnapshots } from './postgres/snapshots.ts';
 import { tenantSnapshots } from '../queries/tenant-snapshots.ts';
+import { snapshotWritesSettled } from '../queries/snapshot-write.ts';
 import { postgresKeystore } from './keys/keystore.ts';
 import { envelopeMacs } from './keys/envelope-keys.ts';
 import { postgresReadModelStore } from './postgres/read-model-store.ts';
@@ -327,6 +328,8 @@ export const buildCell = async (o: CellOptions): Promise<Cell> => {
       await app.close();
       await relay?.stop();
       await runner.stop();
+      // The snapshots taken by the last answers are written after them: they still need the pool.
+      await snapshotWritesSettled();
       await store.close();
       await pool.end();
     },

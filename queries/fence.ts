@@ -14,7 +14,7 @@ import type { EnvelopeMac } from '../domain/ports/envelope-macs.ts';
 import { packJob, unpackJob, type WrittenParts } from '../domain/jobs/snapshot.ts';
 import { readParts, SnapshotPartsGone, withParts } from './job-parts.ts';
 import { tenantSnapshots } from './tenant-snapshots.ts';
-import { writeSnapshot } from './snapshot-write.ts';
+import { writeLater, writeSnapshot } from './snapshot-write.ts';
 
 /**
  * The fence (SPEC §6) decided on the event log, not on read models (issue 11): a tamperer
@@ -153,12 +153,10 @@ export const logFence = (deps: FenceDeps): Fence => {
     snapshotAt.set(stream, folded.revision);
     // Packed and written after the request is answered: the fold is a value, nothing changes it.
     const { revision, state, blockRevisions, marks } = folded;
-    setImmediate(() => {
-      void (async () => {
-        const packed = packJob({ state, blocks: blockRevisions, marks }, snapshotKey(stream), revision, mac(tenant), written);
-        await writeSnapshot(snapshots, snapshotKey(stream), revision, packed, written);
-      })().catch((error) => deps.onError?.(error));
-    });
+    writeLater(async () => {
+      const packed = packJob({ state, blocks: blockRevisions, marks }, snapshotKey(stream), revision, mac(tenant), written);
+      await writeSnapshot(snapshots, snapshotKey(stream), revision, packed, written);
+    }, deps.onError);
   };
 
   /** The fence's snapshot of a job, when it holds under the tenant's key; else null (the stream is replayed). */

@@ -25,14 +25,34 @@ export const writeSnapshot = async (
   await snapshots.save(key, { revision, state: packed.head });
 };
 
+/** The snapshot writes of this process not ended yet (see `snapshotWritesSettled`). */
+const running = new Set<Promise<void>>();
+
 /**
  * Runs a snapshot's write once the caller is answered (what it holds was taken before, under
  * the stream's lock): a write that fails is only heard, since a lost snapshot costs a replay,
  * never a decision.
  */
 export const writeLater = (write: () => Promise<void>, onError?: (error: unknown) => void): void => {
-  setImmediate(() => {
-    // Packing throws inside the promise too: heard, never an uncaught exception.
-    void (async () => write())().catch((error: unknown) => onError?.(error));
+  const ended = new Promise<void>((resolve) => {
+    setImmediate(() => {
+      // Packing throws inside the promise too: heard, never an uncaught exception.
+      void (async () => write())()
+        .catch((error: unknown) => onError?.(error))
+        .finally(() => {
+          running.delete(ended);
+          resolve();
+        });
+    });
   });
+  running.add(ended);
+};
+
+/**
+ * Resolves once every snapshot write this process scheduled before the call has ended, written
+ * or failed. A snapshot is written after the answer that took it: a shutdown waits here before
+ * it ends the pool the write needs, and a test that needs the row waits here, not on a clock.
+ */
+export const snapshotWritesSettled = async (): Promise<void> => {
+  await Promise.all([...running]);
 };

@@ -3,6 +3,7 @@ import { startPair, stopPair } from '../../support/pair.ts';
 import { growTenant } from '../../support/tenant-growth.ts';
 import { caller, records } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * A cold instance starts a tenant's fold (a mint's tenant log, the fence's revocation batches)
@@ -29,7 +30,8 @@ describe("a cold instance's tenant", () => {
     await growTenant(pair.a, 'acme', 150);
     await pair.a.runner.catchUp();
     const before = await caller(pair.a, 'acme', { plugin: 'other' });
-    for (let i = 0; i < 200 && (await snapshotRevision(pair.a)) < 150; i++) await new Promise((r) => setTimeout(r, 25));
+    // Written after the answer that took it: every write scheduled so far has ended.
+    await snapshotWritesSettled();
     const at = await snapshotRevision(pair.a);
     expect(at).toBeGreaterThanOrEqual(150);
 

@@ -11,6 +11,7 @@ import { loadState } from '../../../commands/handle.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 import { records } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * A long job's snapshot is a MACed head and parts named by digest; a cold instance reads the
@@ -86,17 +87,15 @@ const replayed = async (svc: TestService, job: string): Promise<Extract<JobState
   return state;
 };
 
-/** Until both instances' snapshots of the job (the commands' and the fence's) are past the grown history. */
+/** Both snapshots of the job (the commands' and the fence's) are past the grown history, once the snapshot writes scheduled so far have ended. */
 const snapshotsTaken = async (svc: TestService, job: string) => {
-  for (let i = 0; i < 200; i++) {
-    const { rows } = await svc.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM custodian_snapshots WHERE stream = ANY($1) AND revision >= $2 AND state LIKE '3.%'`,
-      [[`job:acme:${job}`, `fence|job:acme:${job}`], GROWN],
-    );
-    if (Number(rows[0]!.n) === 2) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('no snapshot was taken');
+  // Written after the answers that took them.
+  await snapshotWritesSettled();
+  const { rows } = await svc.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM custodian_snapshots WHERE stream = ANY($1) AND revision >= $2 AND state LIKE '3.%'`,
+    [[`job:acme:${job}`, `fence|job:acme:${job}`], GROWN],
+  );
+  if (Number(rows[0]!.n) !== 2) throw new Error(`the snapshots of job ${job} past ${GROWN} were not both taken`);
 };
 
 /** Every ticket answered on `svc` as the replayed log has its call: live → read, ended → dead ticket. */
@@ -193,14 +192,12 @@ describe("a long job's snapshot parts, edited in their rows", () => {
     expect((await pair.a.admin('POST', `/v1/tenants/acme/jobs/${job}/calls/${first.call}/end`)).status).toBe(200);
     const last = minted.at(-1)!;
     expect((await records(pair.a, last.ticket, { op: 'get', scope: 'tenant', record_key: 'nothing-here' })).status).toBe(200);
-    for (let i = 0; i < 200; i++) {
-      const { rows } = await pair.a.pool.query<{ n: string }>(`SELECT count(*) AS n FROM custodian_snapshots WHERE stream = ANY($1) AND revision >= $2`, [
-        [`job:acme:${job}`, `fence|job:acme:${job}`],
-        GROWN + 100,
-      ]);
-      if (Number(rows[0]!.n) === 2) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await snapshotWritesSettled();
+    const { rows: newer } = await pair.a.pool.query<{ n: string }>(`SELECT count(*) AS n FROM custodian_snapshots WHERE stream = ANY($1) AND revision >= $2`, [
+      [`job:acme:${job}`, `fence|job:acme:${job}`],
+      GROWN + 100,
+    ]);
+    expect(Number(newer[0]!.n)).toBe(2);
 
     // Every part put back as an older snapshot had it: the call's part says the first call is still live.
     for (const row of older.rows) await pair.a.pool.query(`UPDATE custodian_snapshots SET state = $2 WHERE stream = $1`, [row.stream, row.state]);

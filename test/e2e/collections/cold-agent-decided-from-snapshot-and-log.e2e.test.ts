@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * A cold instance starts an agent's records from the agent's MACed snapshot and the log's
@@ -43,7 +44,8 @@ describe("a cold instance's agent records", () => {
         (await a.pool.query<{ r: string }>(`SELECT revision AS r FROM custodian_snapshots WHERE stream LIKE 'agent:acme:%' AND stream NOT LIKE '%#%'`)).rows[0]
           ?.r ?? -1,
       );
-    for (let i = 0; i < 200 && (await snapshotAt()) < 499; i++) await new Promise((r) => setTimeout(r, 25));
+    // Written after the answer that took it: every write scheduled so far has ended.
+    await snapshotWritesSettled();
     expect(await snapshotAt()).toBeGreaterThanOrEqual(499);
     // Past the snapshot, on both instances: two answered, two deleted, one new.
     await Promise.all([

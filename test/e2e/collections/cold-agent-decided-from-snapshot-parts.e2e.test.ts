@@ -8,6 +8,7 @@ import { indexed, type AgentState, type KeptRecord } from '../../../domain/colle
 import { indexText } from '../../../domain/collections/values.ts';
 import type { Sealer } from '../../../domain/ports/sealer.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * An agent's snapshot is a MACed head and parts named by digest (its records, and the query
@@ -93,14 +94,11 @@ const headAt = async (stream: string, collection: string, revision: number) => {
   return Number(rows[0]!.n) === 1;
 };
 
-/** Until the agent's head is written in the parts format, past `revision`. */
+/** The agent's head is written in the parts format, past `revision`, once the snapshot writes scheduled so far have ended. */
 const headPast = async (stream: string, collection: string, revision: number) => {
-  // Past `revision`: the head holds some of the records put after it (the rest are its tail).
-  for (let i = 0; i < 400; i++) {
-    if (await headAt(stream, collection, revision)) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('no snapshot was taken');
+  // Written after the answer that took it. Past `revision`: the head holds some of the records put after it (the rest are its tail).
+  await snapshotWritesSettled();
+  if (!(await headAt(stream, collection, revision))) throw new Error(`no snapshot of ${stream} past ${revision} was taken`);
 };
 
 /**
@@ -202,7 +200,7 @@ describe("an agent's snapshot parts, edited in their rows", () => {
         return e.type === 'AgentRecordPut' && put.collection === collection && put.id === 'f3';
       })
       .at(-1)!.revision;
-    for (let extra = 0; !(await headAt(who.stream, collection, f3)); extra++) {
+    for (let extra = 0; await snapshotWritesSettled(), !(await headAt(who.stream, collection, f3)); extra++) {
       const r = await sent(() => call(who, a, 'PUT', `/v1/agent/records/${collection}/x${extra}`, { value: value(0, 0, 0) }));
       expect([r.status, r.body]).toEqual([200, r.body]);
     }

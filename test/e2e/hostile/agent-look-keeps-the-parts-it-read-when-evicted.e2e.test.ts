@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { memoryKeystore } from '../../../adapters/keys/memory-keystore.ts';
 import { collectionsService } from '../../../commands/collections.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 import { stateCache } from '../../../commands/handle.ts';
 import type { AgentState } from '../../../domain/collections/state.ts';
 import { snapshotRows } from '../../support/snapshot-rows.ts';
@@ -32,7 +33,7 @@ describe('30 cold agents looked into at once, on an instance that keeps one', ()
       for (let j = 0; j < 120; j++) expect(E.isRight(await warm.put('acme', agent, 'notes', `r${j}`, { status: j % 2 ? 'odd' : 'even' }, null))).toBe(true);
     }
     // The heads and parts are written after the answers.
-    await new Promise((r) => setTimeout(r, 50));
+    await snapshotWritesSettled();
 
     const cold = collectionsService({ store, keys, now: Date.now, snapshots, mac, cache: stateCache<AgentState>(1) });
     const queried = await Promise.all(agents.map((agent) => cold.query('acme', agent, 'notes', { status: 'odd' }, { limit: 100 })));

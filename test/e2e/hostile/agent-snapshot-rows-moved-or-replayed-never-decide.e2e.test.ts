@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryEventStore } from '../../../adapters/eventstore/memory.ts';
 import { memoryKeystore } from '../../../adapters/keys/memory-keystore.ts';
 import { collectionsService } from '../../../commands/collections.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 import { snapshotRows } from '../../support/snapshot-rows.ts';
 
 /**
@@ -14,7 +15,8 @@ import { snapshotRows } from '../../support/snapshot-rows.ts';
  * only under the digest its head names).
  */
 const mac = (tenant: string) => (input: string) => createHmac('sha256', `key-${tenant}`).update(input).digest('base64url');
-const settle = () => new Promise((r) => setTimeout(r, 30));
+/** The heads and parts are written after the answers that took them. */
+const settle = snapshotWritesSettled;
 
 /** Two agents of one tenant: `mine` has records r0–r59 (odd/even), `theirs` s0–s79 (all odd), each with snapshots. */
 const world = async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * Someone with SQL access to the snapshot table (not the keys) puts back an agent's older
@@ -48,12 +49,10 @@ const snapshotRow = async () =>
     )
   ).rows[0];
 const snapshotPast = async (revision: number) => {
-  // Written after the answer, in the background: up to 30 s on a loaded machine.
-  for (let i = 0; i < 1200; i++) {
-    const row = await snapshotRow();
-    if (row && row.revision >= revision) return row;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  // Written after the answer that took it: every write scheduled so far has ended.
+  await snapshotWritesSettled();
+  const row = await snapshotRow();
+  if (row && row.revision >= revision) return row;
   throw new Error(`no agent snapshot at or past ${revision}`);
 };
 const puts = async (from: number, to: number, value: (i: number) => unknown) => {

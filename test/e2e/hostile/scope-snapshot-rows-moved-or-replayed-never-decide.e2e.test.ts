@@ -6,6 +6,7 @@ import { initialScopeState, type ScopeEvent } from '../../../domain/records/stat
 import { caller, records, type Caller } from '../../support/records.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * Whoever can write the snapshots table can move a scope's head or parts to another scope's
@@ -41,14 +42,11 @@ const rowsOf = async (stream: string) =>
     ])
   ).rows;
 
-/** Until the stream's head is sealed at `revision` or later (written in the background after the append that crossed it). */
+/** The stream's head is sealed at `revision` or later, once the snapshot writes scheduled so far have ended (written after the answer to the append that crossed it). */
 const headPast = async (stream: string, revision: number) => {
-  for (let i = 0; i < 800; i++) {
-    const head = (await rowsOf(stream)).find((r) => r.stream === stream);
-    if (head && head.revision >= revision && head.state.startsWith('p1.')) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no snapshot of ${stream} past ${revision}`);
+  await snapshotWritesSettled();
+  const head = (await rowsOf(stream)).find((r) => r.stream === stream);
+  if (!(head && head.revision >= revision && head.state.startsWith('p1.'))) throw new Error(`no snapshot of ${stream} past ${revision}`);
 };
 
 /** A put sent again while it is refused `unavailable` (nothing written; the answer says to send it again), on a call of its own. */

@@ -11,6 +11,7 @@ import { defaultSettings } from '../../../domain/tenants/settings.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
 import { caller, type Caller } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * A scope's snapshot is a MACed head and parts named by digest (the records, the dedupe
@@ -115,17 +116,15 @@ const expectedAnswer = (state: ScopeState, p: Put, request: ReturnType<typeof bo
   return { decided, answer: E.isLeft(decided) ? { ...decided.left } : { version: decided.right[0]!.data.version } };
 };
 
-/** Until the scope's head is sealed in the parts format, past `revision`. */
+/** The scope's head is sealed in the parts format, past `revision`, once the snapshot writes scheduled so far have ended. */
 const headPast = async (svc: TestService, stream: string, revision: number) => {
-  for (let i = 0; i < 400; i++) {
-    const { rows } = await svc.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM custodian_snapshots WHERE stream = $1 AND revision >= $2 AND state LIKE 'p1.%'`,
-      [stream, revision],
-    );
-    if (Number(rows[0]!.n) === 1) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('no snapshot was taken');
+  // Written after the answer that took it.
+  await snapshotWritesSettled();
+  const { rows } = await svc.pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM custodian_snapshots WHERE stream = $1 AND revision >= $2 AND state LIKE 'p1.%'`,
+    [stream, revision],
+  );
+  if (Number(rows[0]!.n) !== 1) throw new Error(`no snapshot of ${stream} past ${revision} was taken`);
 };
 
 /**

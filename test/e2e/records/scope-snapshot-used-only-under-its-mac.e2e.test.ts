@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * A scope's snapshot is a copy, not the log: a cold instance decides from it only under its
@@ -28,15 +29,14 @@ beforeAll(async () => {
     ),
   );
   expect(answers.filter((r) => r.status !== 200)).toEqual([]);
-  // Written in the background after the append that crossed 500 events.
-  for (let tries = 0; tries < 200 && !sealed; tries++) {
-    const { rows } = await a.pool.query<{ stream: string; revision: number; state: string }>(
-      `SELECT stream, revision::int AS revision, state FROM custodian_snapshots WHERE stream LIKE '%:' || $1`,
-      [SCOPE],
-    );
-    if (rows[0]) ({ stream, ...sealed } = rows[0]);
-    else await new Promise((r) => setTimeout(r, 50));
-  }
+  // Written after the answer to the append that crossed 500 events: every write scheduled so far has ended.
+  await snapshotWritesSettled();
+  const { rows } = await a.pool.query<{ stream: string; revision: number; state: string }>(
+    `SELECT stream, revision::int AS revision, state FROM custodian_snapshots WHERE stream LIKE '%:' || $1`,
+    [SCOPE],
+  );
+  expect(rows).toHaveLength(1);
+  ({ stream, ...sealed } = rows[0]!);
 }, 240_000);
 afterAll(async () => {
   for (const c of cold) await c.stop();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, records, warm } from '../../support/records.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
 import { startPair, stopPair } from '../../support/pair.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * A scope's snapshot is taken of the state its appends left. Puts batched on one scope from two
@@ -43,12 +44,9 @@ describe('a scope carried past its snapshot by batched puts on two instances', (
     expect(rows[0]!.n).toBe(written.size);
     // Past a snapshot (one is taken every 500 events of a scope).
     expect(written.size).toBeGreaterThan(500);
-    // The snapshot (its head; its parts are rows named `<stream>#…`) is written in the background after the append that crossed 500 events.
-    let snapshots = 0;
-    for (let tries = 0; tries < 100 && snapshots === 0; tries++) {
-      snapshots = (await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_snapshots WHERE stream LIKE '%:project:snap'`)).rows[0]!.n;
-      if (snapshots === 0) await new Promise((r) => setTimeout(r, 50));
-    }
+    // The snapshot (its head; its parts are rows named `<stream>#…`) is written after the answer to the append that crossed 500 events.
+    await snapshotWritesSettled();
+    const snapshots = (await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM custodian_snapshots WHERE stream LIKE '%:project:snap'`)).rows[0]!.n;
     expect(snapshots).toBe(1);
     c = await startTestService({ shareWith: a });
     const onC = await caller(c, 'acme', { input: 'snap' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/service.ts';
+import { snapshotWritesSettled } from '../../../queries/snapshot-write.ts';
 
 /**
  * Start-up (prepare, then assemble) is a job command decided on the job commands' own path: on
@@ -28,7 +29,8 @@ describe('start-up on an instance that has not folded the job', () => {
   it('reads the job from after its snapshot, and mints and assembles as the warm instance does', async () => {
     // A long job: 150 calls, so its snapshot is past its start.
     for (let i = 0; i < 150; i++) expect((await a.admin('POST', `/v1/tenants/${T}/jobs/long/calls`, { function: 'work' })).status).toBe(201);
-    for (let i = 0; i < 200 && (await snapshotRevision(a)) < 99; i++) await new Promise((r) => setTimeout(r, 25));
+    // Written after the answer that took it: every write scheduled so far has ended.
+    await snapshotWritesSettled();
     const at = await snapshotRevision(a);
     expect(at).toBeGreaterThanOrEqual(99);
 
