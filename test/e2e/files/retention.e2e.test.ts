@@ -70,7 +70,8 @@ describe('the 90-day keep and retention of files', () => {
     expect(await removedEvents()).toEqual([expect.objectContaining({ sha256: shaOf(oldBytes), reason: 'retention', tree: old.job })]);
     // The file's key is shredded: no keystore row names it any more.
     expect(await fileKeys(old.job, oldBytes)).toBe(0);
-    // Audited, with the digest, never the bytes.
+    // Audited, with the digest, never the bytes (once the audit log, a projection, has it).
+    await svc.runner.catchUp();
     const audit = await (await fetch(`${svc.url}/v1/tenants/acme/audit?kind=file_removed`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
     expect(JSON.parse(audit.trim())).toMatchObject({ kind: 'file_removed', tree: old.job, file: oldRef, reason: 'retention' });
   });
