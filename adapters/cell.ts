@@ -238,7 +238,7 @@ export const buildCell = async (o: CellOptions): Promise<Cell> => {
       store,
       db,
       runner,
-      tenants: tenantCommands(store, clock, tenantSnaps),
+      tenants: tenantCommands(store, clock, tenantSnaps, (error) => o.logger?.error({ err: error }, 'tenant snapshot failed')),
       jobs,
       startup: startupCommands(jobs, clock, macs),
       files,

@@ -33,11 +33,11 @@ const existing = (state: TenantState): Extract<TenantState, { exists: true }> =>
 
 const viewOf = (h: Handled<TenantState>): { tenant: TenantView; position: number | null } => ({ tenant: tenantView(existing(h.state)), position: h.position });
 
-export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: TenantSnapshots) => {
+export const tenantCommands = (store: EventStore, clock: Clock, snapshots?: TenantSnapshots, onError?: (error: unknown) => void) => {
   // Tenants kept folded between commands: an install reads only what the stream gained since.
   const cache = stateCache<TenantState>(1_000);
   // A tenant not cached starts from its snapshot and the events after it, in one linear fold.
-  const snapshot = tenantFolded(store, snapshots);
+  const snapshot = tenantFolded(store, snapshots, onError);
   const command = (tenant: string, c: TenantCommand, ctx: Ctx) =>
     handle(
       store,
