@@ -4,7 +4,7 @@
 // every proof and signature is checked in the browser (verify.js), against the audit public
 // key, never taken on the service's word. Data goes into the page only as text.
 import { agentPages } from './agents.js';
-import { el } from './dom.js';
+import { el, readerIsIn } from './dom.js';
 import { HttpError, enc, forgetSession, get, saveSession, session } from './http.js';
 import { operatorPages } from './operator.js';
 import { receiptPages } from './receipts.js';
@@ -88,10 +88,10 @@ const buildNav = (s) => {
 // ---- routing and the key --------------------------------------------------------------------
 
 // A page's title takes focus once the page is ready, so a screen reader starts there; but never
-// away from a field of the page shown, which the reader may be typing into while a render
-// (this one, or a slower one left behind) finishes.
+// from a reader working in the page shown, who may be typing while a render (this one, or a
+// slower one left behind) finishes.
 const focusTitle = () => {
-  if (!$('page').contains(document.activeElement)) $('page-title')?.focus({ preventScroll: true });
+  if (!readerIsIn($('page'))) $('page-title')?.focus({ preventScroll: true });
 };
 
 // Each route is numbered: one that waited on the key's check while a later one started (a

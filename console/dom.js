@@ -18,6 +18,16 @@ export const el = (tag, attrs = {}, ...children) => {
 };
 
 /** A verdict badge: null while checking. */
+/**
+ * Whether the reader is working in `container`: the focus is there, on anything but the page's
+ * title (which a finished render focuses, not the reader). A render that finishes late leaves
+ * such a reader's focus where it is.
+ */
+export const readerIsIn = (container) => {
+  const at = document.activeElement;
+  return container.contains(at) && at?.id !== 'page-title';
+};
+
 export const badge = (ok, text) =>
   el('span', { class: `badge ${ok === null ? 'wait' : ok ? 'ok' : 'bad'}`, 'data-verified': ok === null ? 'pending' : String(ok) }, text);
 

@@ -3,7 +3,7 @@
 // leaf hash, inclusion proof and the checkpoint it was checked against; filters picked from
 // what the log holds; proofs fetched for the page shown only.
 import { PAGE, checkLines, consistencyWithSeen, cosignersOf, pageGap, readLog } from './audit-log.js';
-import { badge, code, el, iso, timeEl } from './dom.js';
+import { badge, code, el, iso, readerIsIn, timeEl } from './dom.js';
 import { enc, get } from './http.js';
 import { KIND_NAMES, sentence } from './sentences.js';
 
@@ -350,11 +350,9 @@ export const timelinePage = async (s, q, page, failure) => {
     const wanted = open === null ? null : items.find((i) => String(i.seq) === open);
     if (wanted) {
       setOpen(wanted, log, true);
-      // The entry takes the view and the focus only if the reader is not already in this page
-      // (a filter typed while the proofs were checked keeps its text, its Enter and its place);
-      // the page's title, focused when a render before this one ended, is not the reader's.
-      const at = window.document.activeElement;
-      if (!p.contains(at) || at?.id === 'page-title') {
+      // The entry takes the view and the focus only if the reader is not already working in
+      // this page (a filter typed while the proofs were checked keeps its text, Enter and place).
+      if (!readerIsIn(p)) {
         wanted.row.scrollIntoView({ block: 'center' });
         wanted.button.focus();
       }
