@@ -34,17 +34,11 @@ const running = new Set<Promise<void>>();
  * never a decision.
  */
 export const writeLater = (write: () => Promise<void>, onError?: (error: unknown) => void): void => {
-  const ended = new Promise<void>((resolve) => {
-    setImmediate(() => {
-      // Packing throws inside the promise too: heard, never an uncaught exception.
-      void (async () => write())()
-        .catch((error: unknown) => onError?.(error))
-        .finally(() => {
-          running.delete(ended);
-          resolve();
-        });
-    });
-  });
+  // Packing throws inside the promise too: heard, never an uncaught exception.
+  const ended: Promise<void> = new Promise<void>((next) => setImmediate(next))
+    .then(write)
+    .catch((error: unknown) => onError?.(error))
+    .finally(() => running.delete(ended));
   running.add(ended);
 };
 
